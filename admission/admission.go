@@ -1,0 +1,80 @@
+// Package admission holds the admission controllers that decide which
+// submitted jobs may start their ApplicationMaster, and the registry that
+// builds one from a command-line spec ("none", "static:<vcores>").
+package admission
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+// Names lists the controllers with a one-line description each.
+func Names() [][2]string {
+	return [][2]string{
+		{"none", "admit every job at once (YARN's default)"},
+		{"static:<vcores>", "keep <vcores> of the cluster for task containers: a job's AM is admitted only while AMs leave that much free (AutoAdmin's static reservation)"},
+	}
+}
+
+// Factory builds a controller against the core's view.
+type Factory func(v *sched.View) (sched.Admission, error)
+
+// Parse turns a spec into a factory. The empty spec means "none".
+func Parse(spec string) (Factory, error) {
+	spec = strings.TrimSpace(spec)
+	name, arg, hasArg := strings.Cut(spec, ":")
+	switch name {
+	case "", "none":
+		if hasArg {
+			return nil, fmt.Errorf("admission none takes no argument")
+		}
+		return nil, nil
+	case "static":
+		if !hasArg {
+			return nil, fmt.Errorf("admission static needs an amount: static:<vcores>, e.g. static:32")
+		}
+		vc, err := strconv.ParseFloat(strings.TrimSpace(arg), 64)
+		if err != nil || vc < 0 || math.IsInf(vc, 0) || vc != vc {
+			return nil, fmt.Errorf("admission static: %q is not a non-negative number of vcores", arg)
+		}
+		milli := int64(math.Round(vc * resource.MilliPerVCore))
+		return func(v *sched.View) (sched.Admission, error) {
+			return &Static{v: v, Reserve: milli}, nil
+		}, nil
+	}
+	return nil, fmt.Errorf("unknown admission controller %q (known: none, static:<vcores>)", name)
+}
+
+// Static keeps a fixed amount of vcores for task containers: a waiting job
+// is admitted only if, after its AM, the vcores not held by AMs still cover
+// the reservation (C_R − TotalAMC_R − AM_J ≥ R_R, AutoAdmin's ARC with a
+// constant R_R). Only admitted AMs count, whether or not they run yet.
+type Static struct {
+	v       *sched.View
+	Reserve int64 // milli-vcores
+	amHeld  int64 // milli-vcores of AMs admitted and not ended
+}
+
+// Admit applies the reservation.
+func (s *Static) Admit(j *sched.Job) bool {
+	total := s.v.Cluster().Capacity()[resource.VCores]
+	am := j.Spec().AM[resource.VCores]
+	if total-s.amHeld-am < s.Reserve {
+		return false
+	}
+	s.amHeld += am
+	return true
+}
+
+// ContainerChanged returns an AM's vcores to the pool when its container
+// ends.
+func (s *Static) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
+	if c.IsAM() && c.State().Terminal() {
+		s.amHeld -= c.Request()[resource.VCores]
+	}
+}

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spindle-sched/spindle/admission"
+	"github.com/spindle-sched/spindle/policy"
+)
+
+func newPolicies() *cobra.Command {
+	return &cobra.Command{
+		Use:   "policies",
+		Short: "List the scheduling policies, admission controllers and their parameters",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			fmt.Fprintln(out, "Policies (-p NAME or -p NAME:key=value,...):")
+			for _, e := range policy.Entries() {
+				fmt.Fprintf(out, "\n  %s\n      %s\n", e.Name, e.Summary)
+				for _, p := range e.Parameters() {
+					fmt.Fprintf(out, "      %s\n", p)
+				}
+			}
+			fmt.Fprintln(out, "\nAdmission controllers (-a):")
+			for _, a := range admission.Names() {
+				fmt.Fprintf(out, "\n  %s\n      %s\n", a[0], a[1])
+			}
+			return nil
+		},
+	}
+}

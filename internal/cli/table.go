@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spindle-sched/spindle/metrics"
+)
+
+// printTable prints summaries side by side, one column per run.
+func printTable(out io.Writer, ss []*metrics.Summary) {
+	if len(ss) == 0 {
+		return
+	}
+	s0 := ss[0]
+	fmt.Fprintf(out, "workload %s: %d jobs, %d tasks, %d nodes; seed %d; admission %s; estimates %s\n\n",
+		s0.Workload, s0.JobsTotal, s0.Tasks, s0.Nodes, s0.Seed, s0.Admission, s0.Estimates)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	row := func(label string, cell func(s *metrics.Summary) string) {
+		fmt.Fprintf(tw, "%s\t", label)
+		for _, s := range ss {
+			fmt.Fprintf(tw, "%s\t", cell(s))
+		}
+		fmt.Fprintln(tw)
+	}
+	row("policy", func(s *metrics.Summary) string { return s.Policy })
+	row("jobs completed", func(s *metrics.Summary) string { return fmt.Sprintf("%d/%d", s.JobsCompleted, s.JobsTotal) })
+	row("deadlocked", func(s *metrics.Summary) string { return strconv.FormatBool(s.Deadlocked) })
+	row("makespan (s)", func(s *metrics.Summary) string { return num(&s.MakespanS) })
+	row("wait avg (s)", func(s *metrics.Summary) string { return num(s.WaitAvgS) })
+	row("wait median (s)", func(s *metrics.Summary) string { return num(s.WaitMedianS) })
+	row("JCT avg (s)", func(s *metrics.Summary) string { return num(s.JCTAvgS) })
+	row("JCT median (s)", func(s *metrics.Summary) string { return num(s.JCTMedianS) })
+	row("JCT p95 (s)", func(s *metrics.Summary) string { return num(s.JCTP95S) })
+	for _, c := range []metrics.Category{metrics.Small, metrics.Large} {
+		cat := func(s *metrics.Summary) *metrics.CategoryStats { return s.Categories[c] }
+		row(fmt.Sprintf("%s jobs", c), func(s *metrics.Summary) string {
+			return fmt.Sprintf("%d/%d", cat(s).Completed, cat(s).Jobs)
+		})
+		row(fmt.Sprintf("  %s wait avg (s)", c), func(s *metrics.Summary) string { return num(cat(s).WaitAvg) })
+		row(fmt.Sprintf("  %s JCT avg (s)", c), func(s *metrics.Summary) string { return num(cat(s).JCTAvg) })
+		row(fmt.Sprintf("  %s JCT median (s)", c), func(s *metrics.Summary) string { return num(cat(s).JCTMedian) })
+	}
+	row("throughput (jobs/h)", func(s *metrics.Summary) string { return num(&s.ThroughputPerH) })
+	row("utilization", func(s *metrics.Summary) string { return fmt.Sprintf("%.3f", s.UtilizationAvg) })
+	if s0.DeadlineMetFrac != nil {
+		row("deadlines met", func(s *metrics.Summary) string { return num(s.DeadlineMetFrac) })
+	}
+	row("events", func(s *metrics.Summary) string { return strconv.FormatUint(s.Events, 10) })
+	row("wall (s)", func(s *metrics.Summary) string { return fmt.Sprintf("%.3f", s.WallS) })
+	tw.Flush()
+	for _, s := range ss {
+		if len(s.StuckJobs) == 0 {
+			continue
+		}
+		fmt.Fprintf(out, "\n%s: deadlocked with %d unfinished jobs:\n", s.Policy, len(s.StuckJobs))
+		for i, j := range s.StuckJobs {
+			if i == 10 {
+				fmt.Fprintf(out, "  ... and %d more\n", len(s.StuckJobs)-10)
+				break
+			}
+			fmt.Fprintf(out, "  %s: %s\n", j.ID, j.State)
+		}
+	}
+}
+
+func num(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	s := strconv.FormatFloat(*v, 'f', 1, 64)
+	if strings.HasSuffix(s, ".0") && *v != float64(int64(*v)) {
+		return strconv.FormatFloat(*v, 'f', 3, 64)
+	}
+	return s
+}

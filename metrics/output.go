@@ -1,0 +1,82 @@
+package metrics
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// WriteJSON writes v as indented JSON with a trailing newline.
+func WriteJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// CSVHeader is the column list of jobs.csv (DESIGN §7).
+const CSVHeader = "job_id,category,submit_s,admit_s,first_start_s,finish_s,wait_s,jct_s,deadline_s,met"
+
+// WriteCSV writes jobs.csv: one row per job in workload order; undefined
+// values are empty.
+func WriteCSV(out io.Writer, jobs []Job) error {
+	b := bufio.NewWriter(out)
+	b.WriteString(CSVHeader)
+	b.WriteByte('\n')
+	for _, j := range jobs {
+		b.WriteString(csvField(j.ID))
+		b.WriteByte(',')
+		b.WriteString(string(j.Category))
+		for _, v := range []*float64{&j.Submit, j.Admit, j.FirstStart, j.Finish, j.Wait, j.JCT, j.Deadline} {
+			b.WriteByte(',')
+			if v != nil {
+				b.WriteString(strconv.FormatFloat(*v, 'f', -1, 64))
+			}
+		}
+		b.WriteByte(',')
+		if j.Met != nil {
+			b.WriteString(strconv.FormatBool(*j.Met))
+		}
+		b.WriteByte('\n')
+	}
+	return b.Flush()
+}
+
+// csvField quotes a value that holds a comma, quote or line break, doubling
+// inner quotes (RFC 4180).
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\r\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// WriteRunDir writes summary.json and jobs.csv into dir, creating it.
+func WriteRunDir(dir string, s *Summary, jobs []Job) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	if err := writeFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, s) }); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "jobs.csv"), func(w io.Writer) error { return WriteCSV(w, jobs) })
+}
+
+func writeFile(path string, fill func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+// Package capacity is YARN's Capacity scheduler: queues with a guaranteed
+// share (capacity) and a ceiling (max_capacity) of the cluster, the most
+// under-served queue served first, jobs first-in-first-out inside a queue.
+//
+// "Under-served" is YARN's used capacity: what the queue holds, as a share of
+// the cluster in its dominant resource, divided by its guaranteed share. A
+// queue may grow past its guarantee into idle capacity up to max_capacity;
+// there is no preemption, so it shrinks only as its containers end.
+//
+// ApplicationMasters are limited per queue by max_am_percent (YARN's
+// maximum-am-resource-percent, default 0.1): AMs may hold that fraction of
+// what the queue can currently use (its guarantee, or more when it may grow
+// into idle capacity). As in YARN, a queue with no AM running may always start
+// one, and a job whose AM would exceed the limit lets later, smaller AMs go
+// first. Jobs with task requests are served in submission order; one whose
+// next request does not fit the node lets the next job use it (YARN would
+// instead reserve the node for it).
+package capacity
+
+import (
+	"math"
+	"sort"
+
+	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/internal/jobq"
+	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+// Config holds the policy's parameters.
+type Config struct {
+	MaxAMPercent float64
+}
+
+// Params reads the parameters.
+func Params(r *params.Reader) Config {
+	return Config{
+		MaxAMPercent: r.Float("max_am_percent", 0.1, 0, 1, "fraction of a queue's usable resources that ApplicationMasters may hold (YARN maximum-am-resource-percent, default 0.1); at least one AM per queue may always run"),
+	}
+}
+
+// Policy is the Capacity scheduler.
+type Policy struct {
+	v      *sched.View
+	cfg    Config
+	queues []*queue
+	order  []*queue
+}
+
+type queue struct {
+	q          *sched.Queue
+	guaranteed resource.Vector
+	ceiling    resource.Vector
+	wanting    *jobq.Queue // active jobs with outstanding task asks, by submission
+	amWait     *jobq.Queue // admitted jobs waiting for their AM, by submission
+	minAM      resource.Vector
+	anyAM      bool
+}
+
+// New returns a Capacity policy.
+func New(v *sched.View, cfg Config) *Policy {
+	p := &Policy{v: v, cfg: cfg}
+	capacity := v.Cluster().Capacity()
+	for _, q := range v.Queues() {
+		p.queues = append(p.queues, &queue{
+			q:          q,
+			guaranteed: scale(capacity, q.Capacity()),
+			ceiling:    scale(capacity, q.MaxCapacity()),
+			wanting:    jobq.ByID(),
+			amWait:     jobq.ByID(),
+		})
+	}
+	return p
+}
+
+func scale(v resource.Vector, f float64) resource.Vector {
+	for d := range v {
+		v[d] = int64(math.Floor(float64(v[d])*f + 1e-9))
+	}
+	return v
+}
+
+// JobAdmitted notes the smallest AM each queue may have to place.
+func (p *Policy) JobAdmitted(j *sched.Job) {
+	cq := p.queues[j.Queue().Index()]
+	if am := j.Spec().AM; !am.IsZero() {
+		if !cq.anyAM {
+			cq.minAM, cq.anyAM = am, true
+		} else {
+			cq.minAM = cq.minAM.Min(am)
+		}
+	}
+}
+
+// AsksChanged moves a job between waiting for its AM and asking for tasks.
+func (p *Policy) AsksChanged(j *sched.Job) {
+	cq := p.queues[j.Queue().Index()]
+	cq.amWait.Set(j, j.Asks()[0].Pending > 0)
+	cq.wanting.Set(j, j.State() == sched.Active && j.Pending() > 0)
+}
+
+// JobFinished drops the job from every set.
+func (p *Policy) JobFinished(j *sched.Job) {
+	cq := p.queues[j.Queue().Index()]
+	cq.amWait.Set(j, false)
+	cq.wanting.Set(j, false)
+}
+
+func (p *Policy) usedCapacity(cq *queue) float64 {
+	return cq.q.Usage().DominantShare(p.v.Cluster().Capacity()) / cq.q.Capacity()
+}
+
+// Pick serves queues from the most under-served; inside a queue, the
+// earliest-submitted job that can use the node, whether its next container is
+// an AM (within the AM limit) or a task.
+func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
+	free := n.Free()
+	p.order = p.order[:0]
+	for _, cq := range p.queues {
+		if cq.wanting.Len() > 0 || cq.amWait.Len() > 0 {
+			p.order = append(p.order, cq)
+		}
+	}
+	if len(p.order) > 1 {
+		sort.SliceStable(p.order, func(a, b int) bool { return p.usedCapacity(p.order[a]) < p.usedCapacity(p.order[b]) })
+	}
+	for _, cq := range p.order {
+		// What the queue may still take: the node's free resources,
+		// capped by the queue's ceiling.
+		room := free.Min(cq.ceiling.Sub(cq.q.Usage()))
+		am := p.pickAM(cq, room)
+		task := cq.wanting.Find(func(j *sched.Job) (*sched.Ask, bool) {
+			if am != nil && j.ID() > am.Job().ID() {
+				return nil, true // the AM's job came first
+			}
+			return j.FirstFit(room), false
+		})
+		if task != nil {
+			return task
+		}
+		if am != nil {
+			return am
+		}
+	}
+	return nil
+}
+
+// pickAM returns the AM ask of the earliest waiting job that fits room and
+// the queue's AM limit.
+func (p *Policy) pickAM(cq *queue, room resource.Vector) *sched.Ask {
+	if cq.amWait.Len() == 0 || !cq.anyAM || !cq.minAM.Fits(room) {
+		return nil
+	}
+	limited := cq.q.AMContainers() > 0
+	var amRoom resource.Vector
+	if limited {
+		amRoom = p.amLimit(cq).Sub(cq.q.AMUsage())
+		if !cq.minAM.Fits(amRoom) {
+			return nil
+		}
+	}
+	return cq.amWait.Find(func(j *sched.Job) (*sched.Ask, bool) {
+		a := &j.Asks()[0]
+		if a.Request.Fits(room) && (!limited || a.Request.Fits(amRoom)) {
+			return a, true
+		}
+		return nil, false
+	})
+}
+
+// amLimit is max_am_percent of what the queue can use now: its guarantee, or
+// more when idle capacity lets it grow toward its ceiling (YARN takes the
+// larger of the guarantee and the queue's current limit).
+func (p *Policy) amLimit(cq *queue) resource.Vector {
+	current := cq.ceiling.Min(cq.q.Usage().Add(p.v.Cluster().Free()))
+	usable := cq.guaranteed.Max(current)
+	var limit resource.Vector
+	for d := range usable {
+		limit[d] = int64(math.Ceil(float64(usable[d]) * p.cfg.MaxAMPercent))
+	}
+	return limit
+}

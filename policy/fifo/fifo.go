@@ -1,0 +1,54 @@
+// Package fifo is YARN's FIFO scheduler: every free resource goes to the
+// earliest-submitted job that can use it.
+//
+// By default a job whose next request does not fit a node lets later jobs use
+// that node, as YARN's FifoScheduler does (it walks applications in order and
+// assigns whatever fits). With strict=true the head job blocks everyone behind
+// it until its request fits, which is plain first-come-first-served.
+package fifo
+
+import (
+	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/internal/jobq"
+	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+// Config holds the policy's parameters.
+type Config struct {
+	Strict bool
+}
+
+// Params reads the parameters.
+func Params(r *params.Reader) Config {
+	return Config{Strict: r.Bool("strict", false, "head-of-line blocking: a job whose next request does not fit stops every later job (default false)")}
+}
+
+// Policy is the FIFO scheduler.
+type Policy struct {
+	cfg     Config
+	wanting *jobq.Queue // jobs with outstanding asks, by submission
+}
+
+// New returns a FIFO policy.
+func New(_ *sched.View, cfg Config) *Policy {
+	return &Policy{cfg: cfg, wanting: jobq.ByID()}
+}
+
+// AsksChanged keeps the set of jobs with outstanding asks.
+func (p *Policy) AsksChanged(j *sched.Job) { p.wanting.Set(j, j.Pending() > 0) }
+
+// Pick returns the first outstanding ask, in submission order, that fits n.
+func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
+	free := n.Free()
+	return p.wanting.Find(func(j *sched.Job) (*sched.Ask, bool) {
+		if p.cfg.Strict {
+			a := j.NextAsk()
+			if a.Request.Fits(free) {
+				return a, true
+			}
+			return nil, true
+		}
+		return j.FirstFit(free), false
+	})
+}

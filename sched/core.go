@@ -1,0 +1,618 @@
+// Package sched is spindle's scheduling core: a YARN-like resource manager
+// holding cluster, queue, job and container state, the container lifecycle,
+// each job's ApplicationMaster logic (phases asked for in order), and the
+// narrow Policy and Admission interfaces through which every scheme decides.
+//
+// The core knows nothing of how time passes. A driver (the simulator, later a
+// live server) calls it when something happens — a job arrives, a node
+// heartbeats with container reports, an AM heartbeats — and the core answers
+// through the Driver interface (launch this container, wake that AM). Task
+// durations never enter the core: it learns that a task ended only when a
+// node reports the container COMPLETED, exactly as a real resource manager.
+package sched
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/resource"
+)
+
+// Driver is what the core needs from whatever moves time and runs
+// containers.
+type Driver interface {
+	// Launch starts container c on its node: an AM container when the
+	// resource manager launches it, a task container when its AM does. The
+	// driver reports RUNNING, and later COMPLETED, through Core.Report.
+	Launch(c *Container)
+	// Stop ends AM container c because its job is done; the driver reports
+	// it COMPLETED through Core.Report.
+	Stop(c *Container)
+	// WakeAM asks for job j's next AM heartbeat (Core.AMHeartbeat).
+	WakeAM(j *Job)
+	// Reconsider says demand, resources or policy limits changed: every
+	// node for which Core.MayAccept holds should get a node update
+	// (Core.NodeUpdate) within one heartbeat interval.
+	Reconsider()
+	// AcceptLowered says MayAccept may now hold for nodes for which it did
+	// not before, because a smaller request was submitted.
+	AcceptLowered()
+}
+
+// Config assembles a core.
+type Config struct {
+	Nodes  []resource.Vector
+	Queues []QueueSpec
+	Driver Driver
+	// NewPolicy and NewAdmission build the policy and admission
+	// controller against the core's read-only view.
+	NewPolicy    func(v *View) (Policy, error)
+	NewAdmission func(v *View) (Admission, error)
+	// Debug tracks every live container so Check can verify them; tests
+	// set it.
+	Debug bool
+}
+
+// Core is the resource manager.
+type Core struct {
+	cl     *cluster.Cluster
+	ledger *cluster.Ledger
+	view   View
+	driver Driver
+
+	policy    Policy
+	admission Admission
+	obs       observers
+
+	queues      []*Queue
+	queueByName map[string]*Queue
+	jobs        []*Job
+	waiting     []*Job // admission FIFO; waiting[waitHead:] are still waiting
+	waitHead    int
+
+	pool    containerPool
+	now     clock.Time
+	pending int // containers asked for and not allocated, all jobs
+	active  int // admitted, unfinished jobs
+
+	// acceptMin is the component-wise minimum of every request submitted:
+	// a node whose free resources do not cover it can accept nothing.
+	acceptMin resource.Vector
+	anyAsk    bool
+
+	progress uint64 // counts state changes, for stall detection
+
+	// Utilisation: the integral over time of the cluster's dominant
+	// allocated share, and its value at the last task completion.
+	utilArea, utilAreaAtLastDone float64
+	utilShare                    float64
+	utilSince                    clock.Time
+	lastTaskDone                 clock.Time
+
+	debug bool
+	live  map[*Container]struct{}
+	err   error
+}
+
+type observers struct {
+	submit    []SubmitObserver
+	admit     []AdmitObserver
+	finish    []FinishObserver
+	asks      []AskObserver
+	container []ContainerObserver
+	node      []NodeObserver
+	tick      []Ticker
+}
+
+func (o *observers) add(x any) {
+	if x == nil {
+		return
+	}
+	if h, ok := x.(SubmitObserver); ok {
+		o.submit = append(o.submit, h)
+	}
+	if h, ok := x.(AdmitObserver); ok {
+		o.admit = append(o.admit, h)
+	}
+	if h, ok := x.(FinishObserver); ok {
+		o.finish = append(o.finish, h)
+	}
+	if h, ok := x.(AskObserver); ok {
+		o.asks = append(o.asks, h)
+	}
+	if h, ok := x.(ContainerObserver); ok {
+		o.container = append(o.container, h)
+	}
+	if h, ok := x.(NodeObserver); ok {
+		o.node = append(o.node, h)
+	}
+	if h, ok := x.(Ticker); ok && h.TickEvery() > 0 {
+		o.tick = append(o.tick, h)
+	}
+}
+
+// NewCore builds a core.
+func NewCore(cfg Config) (*Core, error) {
+	if len(cfg.Nodes) == 0 {
+		return nil, errors.New("cluster has no nodes")
+	}
+	if cfg.Driver == nil || cfg.NewPolicy == nil {
+		return nil, errors.New("core needs a driver and a policy")
+	}
+	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, debug: cfg.Debug}
+	c.cl, c.ledger = cluster.New(cfg.Nodes)
+	c.view = View{c: c}
+	specs := cfg.Queues
+	if len(specs) == 0 {
+		specs = []QueueSpec{{Name: "default", Capacity: 1, MaxCapacity: 1}}
+	}
+	for i, s := range specs {
+		if _, dup := c.queueByName[s.Name]; dup {
+			return nil, fmt.Errorf("queue %q defined twice", s.Name)
+		}
+		q := &Queue{index: i, spec: s}
+		c.queues = append(c.queues, q)
+		c.queueByName[s.Name] = q
+	}
+	if cfg.Debug {
+		c.live = map[*Container]struct{}{}
+	}
+	var err error
+	if c.policy, err = cfg.NewPolicy(&c.view); err != nil {
+		return nil, err
+	}
+	c.admission = admitAll{}
+	if cfg.NewAdmission != nil {
+		if c.admission, err = cfg.NewAdmission(&c.view); err != nil {
+			return nil, err
+		}
+	}
+	c.obs.add(c.policy)
+	c.obs.add(c.admission)
+	return c, nil
+}
+
+type admitAll struct{}
+
+func (admitAll) Admit(*Job) bool { return true }
+
+// View returns the read-only view policies get.
+func (c *Core) View() *View { return &c.view }
+
+// Cluster returns the cluster.
+func (c *Core) Cluster() *cluster.Cluster { return c.cl }
+
+// Policy returns the policy.
+func (c *Core) Policy() Policy { return c.policy }
+
+// Admission returns the admission controller.
+func (c *Core) Admission() Admission { return c.admission }
+
+// Jobs returns every job submitted, by id. Callers must not modify it.
+func (c *Core) Jobs() []*Job { return c.jobs }
+
+// Err returns the first internal error (a policy breaking its contract, an
+// illegal transition); once set, the run's results are not to be trusted.
+func (c *Core) Err() error { return c.err }
+
+// Progress counts state changes; a driver that sees it stand still while
+// jobs remain knows nothing can move.
+func (c *Core) Progress() uint64 { return c.progress }
+
+// HasDemand reports whether any job waits for a container or for admission.
+func (c *Core) HasDemand() bool { return c.pending > 0 || c.waitHead < len(c.waiting) }
+
+// ActiveJobs returns the number of admitted, unfinished jobs.
+func (c *Core) ActiveJobs() int { return c.active }
+
+// MayAccept reports whether node n has room for the smallest request ever
+// submitted: a node for which it is false cannot take anything, so a driver
+// may skip its heartbeats until it changes.
+func (c *Core) MayAccept(n *cluster.Node) bool {
+	return c.anyAsk && c.acceptMin.Fits(n.Free())
+}
+
+// NextTick returns the first instant after now at which some periodic
+// observer is due, or clock.Never when none is registered.
+func (c *Core) NextTick(now clock.Time) clock.Time {
+	next := clock.Never
+	for _, t := range c.obs.tick {
+		e := clock.Time(t.TickEvery())
+		next = min(next, (now/e+1)*e)
+	}
+	return next
+}
+
+// Utilization returns the integral of the cluster's dominant allocated share
+// over time (in share-microseconds) up to the last task completion, and that
+// completion's time (-1 if none).
+func (c *Core) Utilization() (area float64, lastTaskDone clock.Time) {
+	return c.utilAreaAtLastDone, c.lastTaskDone
+}
+
+func (c *Core) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+func (c *Core) advance(now clock.Time) {
+	if now < c.now {
+		c.fail(fmt.Errorf("time went backwards: %v after %v", now, c.now))
+	}
+	c.now = now
+}
+
+// Submit hands the core a job arriving now.
+func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
+	c.advance(now)
+	q := c.queueByName[spec.Queue]
+	if q == nil {
+		return nil, fmt.Errorf("job %s: unknown queue %q", spec.Key, spec.Queue)
+	}
+	if len(spec.Phases) == 0 {
+		return nil, fmt.Errorf("job %s: no phases", spec.Key)
+	}
+	largest := c.cl.Largest()
+	if !spec.AM.Fits(largest) {
+		return nil, fmt.Errorf("job %s: AM request %v fits no node", spec.Key, spec.AM)
+	}
+	for k, p := range spec.Phases {
+		if p.Tasks <= 0 || p.Request.IsZero() || !p.Request.Fits(largest) {
+			return nil, fmt.Errorf("job %s phase %d: needs tasks > 0 and a non-zero request that fits a node", spec.Key, k)
+		}
+	}
+	j := newJob(JobID(len(c.jobs)), spec, q, now, c.cl.Capacity())
+	c.jobs = append(c.jobs, j)
+	c.lowerAccept(j)
+	c.progress++
+	for _, o := range c.obs.submit {
+		o.JobSubmitted(j)
+	}
+	c.waiting = append(c.waiting, j)
+	c.retryAdmission()
+	return j, nil
+}
+
+func (c *Core) lowerAccept(j *Job) {
+	old, had := c.acceptMin, c.anyAsk
+	for i := range j.asks {
+		r := j.asks[i].Request
+		if r.IsZero() {
+			continue // a job without an AM container
+		}
+		if !c.anyAsk {
+			c.acceptMin, c.anyAsk = r, true
+		} else {
+			c.acceptMin = c.acceptMin.Min(r)
+		}
+	}
+	if !had || c.acceptMin != old {
+		c.driver.AcceptLowered()
+	}
+}
+
+func (c *Core) retryAdmission() {
+	for c.waitHead < len(c.waiting) {
+		j := c.waiting[c.waitHead]
+		if !c.admission.Admit(j) {
+			return
+		}
+		c.waiting[c.waitHead] = nil
+		c.waitHead++
+		c.admit(j)
+	}
+	// Reclaim the consumed prefix once it dominates the slice.
+	if c.waitHead > 64 && c.waitHead*2 > len(c.waiting) {
+		n := copy(c.waiting, c.waiting[c.waitHead:])
+		clear(c.waiting[n:])
+		c.waiting = c.waiting[:n]
+		c.waitHead = 0
+	}
+}
+
+func (c *Core) admit(j *Job) {
+	j.state = Admitted
+	j.admit = c.now
+	j.queue.active++
+	c.active++
+	c.progress++
+	for _, o := range c.obs.admit {
+		o.JobAdmitted(j)
+	}
+	if !j.HasAM() {
+		c.startAM(j)
+		return
+	}
+	c.addPending(&j.asks[0], 1)
+	c.reconsider()
+}
+
+// addPending makes n more containers of ask a outstanding.
+func (c *Core) addPending(a *Ask, n int) {
+	was := a.Pending
+	a.Pending += n
+	a.job.pending += n
+	c.pending += n
+	if was == 0 {
+		for _, o := range c.obs.asks {
+			o.AsksChanged(a.job)
+		}
+	}
+}
+
+func (c *Core) reconsider() {
+	if c.HasDemand() {
+		c.driver.Reconsider()
+	}
+}
+
+// AMStarted tells the core that job j's AM container is running (the AM has
+// registered); the AM sends its first asks at once.
+func (c *Core) AMStarted(now clock.Time, j *Job) {
+	c.advance(now)
+	if j.state != Admitted {
+		c.fail(fmt.Errorf("job %s: AM started in state %v", j.key, j.state))
+		return
+	}
+	c.startAM(j)
+}
+
+func (c *Core) startAM(j *Job) {
+	j.state = Active
+	j.amStart = c.now
+	c.progress++
+	c.askReadyPhases(j)
+}
+
+// askReadyPhases asks for every phase whose start condition the AM now
+// knows to hold.
+func (c *Core) askReadyPhases(j *Job) {
+	asked := false
+	for k := range j.progress {
+		p := &j.progress[k]
+		if p.asked {
+			continue
+		}
+		if !j.phaseReady(k) {
+			break
+		}
+		p.asked = true
+		c.addPending(&j.asks[1+k], j.spec.Phases[k].Tasks)
+		asked = true
+	}
+	if asked {
+		c.progress++
+		c.reconsider()
+	}
+}
+
+// NodeUpdate handles a heartbeat of node n after its container reports:
+// observers hear of it, waiting jobs are retried for admission, and the
+// policy allocates on n for as long as it picks something.
+func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
+	c.advance(now)
+	for _, o := range c.obs.node {
+		o.NodeUpdated(n)
+	}
+	c.retryAdmission()
+	for c.pending > 0 && c.err == nil && c.acceptMin.Fits(n.Free()) {
+		a := c.policy.Pick(n)
+		if a == nil {
+			return
+		}
+		if err := c.checkPick(n, a); err != nil {
+			c.fail(err)
+			return
+		}
+		c.allocate(n, a)
+	}
+}
+
+func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
+	j := a.job
+	switch {
+	case a.Pending <= 0:
+		return fmt.Errorf("policy picked an ask of job %s phase %d with nothing pending", j.key, a.phase)
+	case !a.Request.Fits(n.Free()):
+		return fmt.Errorf("policy picked %v for %v, which has only %v free", a.Request, n, n.Free())
+	case a.IsAM() && j.state != Admitted, !a.IsAM() && j.state != Active:
+		return fmt.Errorf("policy picked an ask of job %s phase %d while the job is %v", j.key, a.phase, j.state)
+	}
+	return nil
+}
+
+func (c *Core) allocate(n *cluster.Node, a *Ask) {
+	j := a.job
+	am := a.IsAM()
+	if err := c.ledger.Allocate(n.ID(), a.Request, am); err != nil {
+		c.fail(err)
+		return
+	}
+	c.integrateUtil()
+	ct := c.pool.get()
+	ct.job, ct.node, ct.phase, ct.req = j, n, a.phase, a.Request
+	if !am {
+		p := &j.progress[a.phase]
+		ct.task = p.allocated
+		p.allocated++
+	}
+	ct.times[New] = c.now
+	if c.live != nil {
+		c.live[ct] = struct{}{}
+	}
+	j.usage = j.usage.Add(a.Request)
+	j.live++
+	j.queue.usage = j.queue.usage.Add(a.Request)
+	if am {
+		j.queue.amUsage = j.queue.amUsage.Add(a.Request)
+		j.queue.amCount++
+		j.am = ct
+	}
+	a.Pending--
+	j.pending--
+	c.pending--
+	c.progress++
+	c.transition(ct, Allocated)
+	if a.Pending == 0 {
+		for _, o := range c.obs.asks {
+			o.AsksChanged(j)
+		}
+		// The ask leaving can unblock asks behind it in a policy that
+		// serves in strict order, on any node.
+		c.reconsider()
+	}
+	if am {
+		// The resource manager launches AM containers itself.
+		c.transition(ct, Acquired)
+		c.driver.Launch(ct)
+		return
+	}
+	j.toAcquire = append(j.toAcquire, ct)
+	c.wakeAM(j)
+}
+
+func (c *Core) transition(ct *Container, to ContainerState) {
+	from := ct.state
+	if !CanTransition(from, to) {
+		c.fail(fmt.Errorf("%v: illegal transition %v → %v", ct, from, to))
+		return
+	}
+	ct.state = to
+	ct.times[to] = c.now
+	for _, o := range c.obs.container {
+		o.ContainerChanged(ct, from)
+	}
+}
+
+func (c *Core) wakeAM(j *Job) {
+	if !j.wakeAM {
+		j.wakeAM = true
+		c.driver.WakeAM(j)
+	}
+}
+
+// Report applies a node's report that container ct is now RUNNING or
+// COMPLETED. A driver calls it for each report a node heartbeat carries,
+// then NodeUpdate.
+func (c *Core) Report(now clock.Time, ct *Container, s ContainerState) {
+	c.advance(now)
+	switch s {
+	case Running:
+		c.transition(ct, Running)
+		c.progress++
+		if !ct.IsAM() {
+			j := ct.job
+			j.progress[ct.phase].running++
+			if j.firstRun < 0 {
+				j.firstRun = c.now
+			}
+		}
+	case Completed:
+		c.complete(ct)
+	default:
+		c.fail(fmt.Errorf("%v: nodes report only RUNNING or COMPLETED, not %v", ct, s))
+	}
+}
+
+func (c *Core) complete(ct *Container) {
+	j := ct.job
+	am := ct.IsAM()
+	if err := c.ledger.Release(ct.node.ID(), ct.req, am); err != nil {
+		c.fail(err)
+		return
+	}
+	c.integrateUtil()
+	j.usage = j.usage.Sub(ct.req)
+	j.live--
+	j.queue.usage = j.queue.usage.Sub(ct.req)
+	if am {
+		j.queue.amUsage = j.queue.amUsage.Sub(ct.req)
+		j.queue.amCount--
+		j.am = nil
+	} else {
+		p := &j.progress[ct.phase]
+		p.running--
+		p.completedRM++
+		j.lastDone = c.now
+		c.lastTaskDone = c.now
+		c.utilAreaAtLastDone = c.utilArea
+		j.amNews = true
+		c.wakeAM(j)
+	}
+	c.progress++
+	c.transition(ct, Completed)
+	if c.live != nil {
+		delete(c.live, ct)
+	}
+	c.pool.put(ct)
+	c.reconsider()
+}
+
+// AMHeartbeat runs job j's AM heartbeat: it acquires and launches the
+// containers allocated since the last one, hears of completed tasks, asks for
+// phases whose turn has come, and unregisters when every task is done.
+func (c *Core) AMHeartbeat(now clock.Time, j *Job) {
+	c.advance(now)
+	j.wakeAM = false
+	if j.state != Active {
+		return
+	}
+	for i, ct := range j.toAcquire {
+		c.transition(ct, Acquired)
+		c.driver.Launch(ct)
+		j.toAcquire[i] = nil
+	}
+	j.toAcquire = j.toAcquire[:0]
+	if !j.amNews {
+		return
+	}
+	j.amNews = false
+	done := true
+	for k := range j.progress {
+		p := &j.progress[k]
+		p.completedAM = p.completedRM
+		done = done && int(p.completedAM) == j.spec.Phases[k].Tasks
+	}
+	c.progress++
+	if done {
+		c.finish(j)
+		return
+	}
+	c.askReadyPhases(j)
+}
+
+func (c *Core) finish(j *Job) {
+	j.state = Finished
+	j.finish = c.now
+	j.queue.active--
+	c.active--
+	for _, o := range c.obs.finish {
+		o.JobFinished(j)
+	}
+	if j.am != nil {
+		c.driver.Stop(j.am)
+	}
+	c.retryAdmission()
+}
+
+// Tick runs the periodic observers whose interval divides now, then retries
+// admission and reconsiders every node.
+func (c *Core) Tick(now clock.Time) {
+	c.advance(now)
+	for _, t := range c.obs.tick {
+		if now%clock.Time(t.TickEvery()) == 0 {
+			t.Tick(now)
+		}
+	}
+	c.retryAdmission()
+	c.reconsider()
+}
+
+func (c *Core) integrateUtil() {
+	c.utilArea += c.utilShare * float64(c.now-c.utilSince)
+	c.utilSince = c.now
+	c.utilShare = c.cl.Allocated().DominantShare(c.cl.Capacity())
+}

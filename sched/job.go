@@ -1,0 +1,275 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/resource"
+)
+
+// JobSpec is what a submitter tells the resource manager about a job: its
+// requests and declared hints, never how long its tasks will take.
+type JobSpec struct {
+	Key      string // the workload's job id
+	Name     string // job type, optional
+	Queue    string
+	User     string
+	AM       resource.Vector // zero: the job runs without an AM container
+	Deadline clock.Duration  // completion-time goal relative to submission; 0 = none
+	Estimate clock.Duration  // runtime estimate from the run's estimate source; 0 = none
+	Phases   []PhaseSpec
+}
+
+// PhaseSpec is one phase as requested: how many tasks, each asking for what.
+type PhaseSpec struct {
+	Name       string
+	Tasks      int
+	Request    resource.Vector
+	StartAfter float64 // fraction of the previous phase that must be complete; 1 = all
+}
+
+// JobID is a dense job index in submission order, 0..NumJobs-1; policies use
+// it to keep per-job state in slices.
+type JobID int32
+
+// JobState is where a job is in its life at the resource manager.
+type JobState uint8
+
+// Job states.
+const (
+	Waiting  JobState = iota // submitted, held by admission control
+	Admitted                 // admitted; its AM container is requested or starting
+	Active                   // its AM runs and asks for task containers
+	Finished                 // every task completed and the AM unregistered
+)
+
+var jobStateNames = [...]string{"waiting for admission", "admitted, AM not running", "running", "finished"}
+
+func (s JobState) String() string { return jobStateNames[s] }
+
+// AMPhase is the phase index of an ApplicationMaster ask or container.
+const AMPhase = -1
+
+// Ask is a job's outstanding request for containers of one shape: its AM, or
+// the tasks of one phase. Pending counts the containers still wanted.
+type Ask struct {
+	job     *Job
+	phase   int32
+	Request resource.Vector
+	Pending int
+}
+
+// Job returns the asking job.
+func (a *Ask) Job() *Job { return a.job }
+
+// Phase returns the phase index, or AMPhase for the ApplicationMaster.
+func (a *Ask) Phase() int { return int(a.phase) }
+
+// IsAM reports whether this asks for the ApplicationMaster container.
+func (a *Ask) IsAM() bool { return a.phase < 0 }
+
+// phaseProgress is what the resource manager and the job's AM know of a
+// phase. The RM learns completions from node heartbeats; the AM learns them
+// on its own heartbeat, and only the AM's view drives the next phase.
+type phaseProgress struct {
+	asked       bool
+	allocated   int32 // containers handed out (also the next task index)
+	running     int32 // RUNNING as reported by nodes
+	completedRM int32 // COMPLETED as reported by nodes
+	completedAM int32 // completions the AM has heard of
+}
+
+// Job is an application as the resource manager knows it.
+type Job struct {
+	id    JobID
+	key   string
+	spec  JobSpec
+	queue *Queue
+	state JobState
+
+	submit, admit, amStart, firstRun, lastDone, finish clock.Time
+
+	usage    resource.Vector // held by the job's containers, AM included
+	am       *Container
+	asks     []Ask // asks[0] is the AM, asks[1+k] phase k
+	progress []phaseProgress
+	pending  int // containers asked for and not yet allocated, over all asks
+	live     int // containers allocated and not yet ended
+
+	demand       resource.Vector // AM plus the largest phase, all at once
+	largestPhase int
+
+	toAcquire []*Container // allocated, waiting for the AM's next heartbeat
+	amNews    bool         // the AM has completions to hear of
+	wakeAM    bool         // a heartbeat for the AM has been requested
+}
+
+func newJob(id JobID, spec *JobSpec, q *Queue, now clock.Time, capacity resource.Vector) *Job {
+	j := &Job{
+		id: id, key: spec.Key, spec: *spec, queue: q, state: Waiting,
+		submit: now, admit: -1, amStart: -1, firstRun: -1, lastDone: -1, finish: -1,
+		asks:     make([]Ask, 1+len(spec.Phases)),
+		progress: make([]phaseProgress, len(spec.Phases)),
+	}
+	j.asks[0] = Ask{job: j, phase: AMPhase, Request: spec.AM}
+	largestShare := -1.0
+	for k := range spec.Phases {
+		p := &spec.Phases[k]
+		j.asks[1+k] = Ask{job: j, phase: int32(k), Request: p.Request}
+		// The largest phase is the one taking the largest share of the
+		// cluster in its dominant resource; the first wins ties.
+		if share := p.Request.Mul(int64(p.Tasks)).DominantShare(capacity); share > largestShare {
+			j.largestPhase, largestShare = k, share
+		}
+	}
+	p := &spec.Phases[j.largestPhase]
+	j.demand = spec.AM.Add(p.Request.Mul(int64(p.Tasks)))
+	return j
+}
+
+// ID returns the job's dense index.
+func (j *Job) ID() JobID { return j.id }
+
+// Key returns the workload's id for the job.
+func (j *Job) Key() string { return j.key }
+
+// Spec returns what was declared at submission. Callers must not modify it.
+func (j *Job) Spec() *JobSpec { return &j.spec }
+
+// Queue returns the job's queue.
+func (j *Job) Queue() *Queue { return j.queue }
+
+// State returns the job's state.
+func (j *Job) State() JobState { return j.state }
+
+// Submitted returns the submission time.
+func (j *Job) Submitted() clock.Time { return j.submit }
+
+// AdmittedAt returns when admission control let the job in, or -1.
+func (j *Job) AdmittedAt() clock.Time { return j.admit }
+
+// AMStartedAt returns when the job's AM began running, or -1.
+func (j *Job) AMStartedAt() clock.Time { return j.amStart }
+
+// FirstRunning returns when the first task container was reported RUNNING,
+// or -1.
+func (j *Job) FirstRunning() clock.Time { return j.firstRun }
+
+// LastCompleted returns when the last task container was reported COMPLETED,
+// or -1 while tasks remain.
+func (j *Job) LastCompleted() clock.Time { return j.lastDone }
+
+// FinishedAt returns when the AM unregistered, or -1.
+func (j *Job) FinishedAt() clock.Time { return j.finish }
+
+// Usage returns what the job's containers hold, AM included.
+func (j *Job) Usage() resource.Vector { return j.usage }
+
+// AM returns the job's AM container, or nil when it has none allocated.
+func (j *Job) AM() *Container { return j.am }
+
+// HasAM reports whether the job runs an AM container at all.
+func (j *Job) HasAM() bool { return !j.spec.AM.IsZero() }
+
+// Asks returns the job's asks: index 0 is the AM, 1+k is phase k. Only those
+// with Pending > 0 are outstanding. Callers must not modify them.
+func (j *Job) Asks() []Ask { return j.asks }
+
+// Pending returns how many containers the job waits for over all asks.
+func (j *Job) Pending() int { return j.pending }
+
+// LiveContainers returns how many of the job's containers hold resources.
+func (j *Job) LiveContainers() int { return j.live }
+
+// NextAsk returns the job's first outstanding ask (its AM, then phases in
+// order), or nil.
+func (j *Job) NextAsk() *Ask {
+	if j.pending == 0 {
+		return nil
+	}
+	for i := range j.asks {
+		if j.asks[i].Pending > 0 {
+			return &j.asks[i]
+		}
+	}
+	return nil
+}
+
+// FirstFit returns the first outstanding ask, in the job's own order, whose
+// request fits free; nil when none does.
+func (j *Job) FirstFit(free resource.Vector) *Ask {
+	if j.pending == 0 {
+		return nil
+	}
+	for i := range j.asks {
+		if a := &j.asks[i]; a.Pending > 0 && a.Request.Fits(free) {
+			return a
+		}
+	}
+	return nil
+}
+
+// Demand returns the job's peak concurrent request as declared: its AM plus
+// its largest phase with every task at once. DRESS classifies by it, DJSF
+// packs by it.
+func (j *Job) Demand() resource.Vector { return j.demand }
+
+// DemandContainers returns the AM container (if any) plus the task count of
+// the largest phase.
+func (j *Job) DemandContainers() int {
+	n := j.spec.Phases[j.largestPhase].Tasks
+	if j.HasAM() {
+		n++
+	}
+	return n
+}
+
+// PhaseStatus is a phase's progress as the resource manager sees it.
+type PhaseStatus struct {
+	Tasks, Allocated, Running, Completed int
+	Requested                            bool
+}
+
+// Phase returns the resource manager's view of phase k.
+func (j *Job) Phase(k int) PhaseStatus {
+	p := &j.progress[k]
+	return PhaseStatus{
+		Tasks:     j.spec.Phases[k].Tasks,
+		Allocated: int(p.allocated),
+		Running:   int(p.running),
+		Completed: int(p.completedRM),
+		Requested: p.asked,
+	}
+}
+
+// Describe says where a job is stuck, for deadlock reports.
+func (j *Job) Describe() string {
+	switch j.state {
+	case Waiting, Finished:
+		return j.state.String()
+	case Admitted:
+		if j.asks[0].Pending > 0 {
+			return "admitted, waiting for its AM container"
+		}
+		return "admitted, AM starting"
+	}
+	done, total := 0, 0
+	for k := range j.progress {
+		done += int(j.progress[k].completedRM)
+		total += j.spec.Phases[k].Tasks
+	}
+	return fmt.Sprintf("AM running, %d of %d tasks done, waiting for %d containers", done, total, j.pending)
+}
+
+// phaseReady reports whether phase k may be requested given what the AM
+// knows of phase k-1.
+func (j *Job) phaseReady(k int) bool {
+	if k == 0 {
+		return true
+	}
+	prev := j.spec.Phases[k-1]
+	need := int32(math.Ceil(j.spec.Phases[k].StartAfter*float64(prev.Tasks) - 1e-9))
+	need = max(need, 1)
+	return j.progress[k-1].completedAM >= need
+}

@@ -1,0 +1,92 @@
+package sched
+
+import (
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/cluster"
+)
+
+// Policy decides which outstanding ask a node's free resources go to. It is
+// the only thing a scheduling scheme must implement; it learns what happens
+// through the optional observer interfaces below, each of which the core
+// detects once, at construction.
+type Policy interface {
+	// Pick returns the ask to allocate one container for on node n, or nil
+	// to leave n's remaining resources alone until something changes. The
+	// ask must be outstanding (Pending > 0), its request must fit n.Free(),
+	// and an AM ask may only be picked for an admitted job. The core calls
+	// Pick again after each allocation until it returns nil.
+	Pick(n *cluster.Node) *Ask
+}
+
+// Admission decides which submitted jobs may start their AM at all.
+type Admission interface {
+	// Admit reports whether job j, waiting for admission, may start now.
+	// The core asks in submission order and stops at the first refusal, on
+	// every submission, node update, job end and tick.
+	Admit(j *Job) bool
+}
+
+// SubmitObserver hears of every job as it arrives, before admission.
+type SubmitObserver interface{ JobSubmitted(j *Job) }
+
+// AdmitObserver hears of every job admission control lets in.
+type AdmitObserver interface{ JobAdmitted(j *Job) }
+
+// FinishObserver hears of every job whose AM has unregistered.
+type FinishObserver interface{ JobFinished(j *Job) }
+
+// AskObserver hears when a job's set of outstanding asks changes: an ask
+// becomes outstanding (the AM after admission, a phase when its AM asks for
+// it) or is fully allocated.
+type AskObserver interface{ AsksChanged(j *Job) }
+
+// ContainerObserver hears of every container transition, with the time the
+// resource manager observed it (c.Time(c.State())). The container is valid
+// only during the call.
+type ContainerObserver interface {
+	ContainerChanged(c *Container, from ContainerState)
+}
+
+// NodeObserver hears of every node update (a heartbeat that carries reports
+// or may lead to allocation), after its reports are applied and before any
+// allocation on it. Heartbeats that could change nothing may be elided by a
+// driver, so observers must not count heartbeats to measure time.
+type NodeObserver interface{ NodeUpdated(n *cluster.Node) }
+
+// Ticker is called every TickEvery, for periodic work such as re-tuning a
+// reservation or re-planning. After each tick the core reconsiders every
+// node, since the tick may have changed what the policy allows.
+type Ticker interface {
+	TickEvery() clock.Duration
+	Tick(now clock.Time)
+}
+
+// View is the read-only window on the core that policies and admission
+// controllers get: the cluster, queues and jobs as the resource manager
+// knows them, and the current time.
+type View struct{ c *Core }
+
+// Now returns the time of the event being handled.
+func (v *View) Now() clock.Time { return v.c.now }
+
+// Cluster returns the cluster.
+func (v *View) Cluster() *cluster.Cluster { return v.c.cl }
+
+// Queues returns the queues in workload order. Callers must not modify the
+// slice.
+func (v *View) Queues() []*Queue { return v.c.queues }
+
+// Job returns the job with the given id.
+func (v *View) Job(id JobID) *Job { return v.c.jobs[id] }
+
+// NumJobs returns the number of jobs submitted so far.
+func (v *View) NumJobs() int { return len(v.c.jobs) }
+
+// Waiting returns the jobs held by admission control, in submission order.
+// Callers must not modify the slice.
+func (v *View) Waiting() []*Job { return v.c.waiting[v.c.waitHead:] }
+
+// Reconsider tells the core that the policy's choices may have changed
+// although no resources or asks did (a new plan, a new reservation ratio), so
+// nodes it declined before should be offered again.
+func (v *View) Reconsider() { v.c.reconsider() }

@@ -1,0 +1,700 @@
+// Package sim is the deterministic discrete-event driver of the scheduling
+// core: it replays a workload against a YARN-like cluster in virtual time.
+//
+// Node heartbeats allocate (node-driven, as in YARN), AM heartbeats acquire
+// and launch, launches take a jittered delay, and nodes report RUNNING and
+// COMPLETED on their next heartbeat; the simulator alone knows task durations.
+// Every node heartbeats at its own seeded phase, but a heartbeat that could
+// change nothing (no reports, and no room or no demand) is elided: the
+// simulator only delivers heartbeats that carry reports or that reach a node
+// with room while some job waits, visiting such nodes in heartbeat order once
+// per period after each change. The outcome is identical to delivering every
+// heartbeat (a test checks this), at a cost that follows activity rather than
+// nodes × time.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/workload"
+)
+
+// Options configure a run.
+type Options struct {
+	Seed      uint64
+	Policy    func(v *sched.View) (sched.Policy, error)
+	Admission func(v *sched.View) (sched.Admission, error) // nil: admit every job
+
+	// Check verifies the core's invariants after every event; tests set it.
+	Check bool
+	// EveryHeartbeat delivers every node heartbeat instead of eliding the
+	// ones that cannot change anything; tests use it to prove elision exact.
+	EveryHeartbeat bool
+	// Progress, when set, is called every ProgressEvery events.
+	Progress      func(p Progress)
+	ProgressEvery uint64
+}
+
+// Progress is a snapshot for progress displays.
+type Progress struct {
+	Now               clock.Time
+	Events            uint64
+	JobsDone, JobsAll int
+}
+
+// JobResult is one job's timeline as the resource manager observed it;
+// times are -1 where the job never got there.
+type JobResult struct {
+	Index                                              int // position in the workload
+	Submit, Admit, AMStart, FirstRun, LastDone, Finish clock.Time
+	Demand                                             resource.Vector
+	DemandContainers                                   int
+}
+
+// StuckJob is a job that could not finish.
+type StuckJob struct {
+	ID    string `json:"id"`
+	State string `json:"state"`
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Jobs       []JobResult // in workload order
+	Deadlocked bool
+	Stuck      []StuckJob
+	Events     uint64
+	End        clock.Time // virtual time when the run stopped
+	// UtilArea is the integral of the dominant allocated share over time
+	// (share × µs) up to LastTaskDone.
+	UtilArea     float64
+	LastTaskDone clock.Time
+	Capacity     resource.Vector
+	Policy       sched.Policy
+	Admission    sched.Admission
+}
+
+// idleTicks is how many ticks a run with nothing but ticks left may go
+// without any state change before it is declared deadlocked: enough for a
+// policy that adapts a limit over a few intervals to free itself.
+const idleTicks = 10
+
+type nodeState struct {
+	offset    clock.Duration // heartbeat phase in [0, period)
+	beatAt    clock.Time     // queued heartbeat, or -1
+	lastBeat  clock.Time
+	sweepOnly bool // the queued heartbeat was asked for by the sweep alone
+	reports   []report
+}
+
+type report struct {
+	ct    *sched.Container
+	state sched.ContainerState
+}
+
+type jobState struct {
+	w        *workload.Job
+	j        *sched.Job
+	beatAt   clock.Time // queued AM heartbeat, or -1
+	lastBeat clock.Time
+	done     []int32              // tasks truly finished, per phase
+	deferred [][]*sched.Container // finished work waiting for the previous phase, per phase
+}
+
+type simulator struct {
+	w     *workload.Workload
+	opt   Options
+	core  *sched.Core
+	cl    *cluster.Cluster
+	q     eventQueue
+	now   clock.Time
+	ideal bool
+
+	nodePeriod, amPeriod clock.Duration
+	launchDelay          clock.Duration
+	launchJitter         float64
+	launchRNG            *rand.Rand
+
+	nodes []nodeState
+	jobs  []jobState // by sched.JobID, which is arrival order
+	order []int      // workload job indices in arrival order
+	next  int        // next arrival in order
+
+	// Heartbeat order: nodes sorted by phase. pos[node] is its place,
+	// byPos the inverse, phase the sorted offsets.
+	pos    []int32
+	byPos  []int32
+	phase  []clock.Duration
+	accept *bitset // by position: the node may accept a container
+	sw     sweep
+
+	passQueued bool
+	// The furthest point reached in the current instant, in the (class,
+	// key) order of events: events queued during an instant may sort before
+	// ones already handled, so "has node X heartbeated at this instant yet"
+	// is answered from this mark, not from the event being handled.
+	markClass uint8
+	markKey   int32
+	events    uint64
+	finished  int
+	err       error
+}
+
+// sweep walks the nodes that may accept in heartbeat order, for one period
+// after the last change, so each gets the heartbeat it would have had.
+type sweep struct {
+	cycle    int64 // cursor: the last visited (cycle, position)
+	pos      int32
+	end      clock.Time // visit heartbeats up to end: those at end only up to position endKey
+	endKey   int32
+	armed    int32 // position whose heartbeat the sweep waits for, or -1
+	armedAt  clock.Time
+	inactive bool
+}
+
+// Run simulates the workload under the given options.
+func Run(w *workload.Workload, opt Options) (*Result, error) {
+	if opt.Policy == nil {
+		return nil, errors.New("sim: no policy")
+	}
+	s := &simulator{w: w, opt: opt, ideal: w.Cluster.Ideal}
+	c := &w.Cluster
+	s.nodePeriod, s.amPeriod = c.NodeHeartbeat, c.AMHeartbeat
+	s.launchDelay, s.launchJitter = c.LaunchDelay, c.LaunchJitter
+	if s.ideal {
+		s.nodePeriod, s.amPeriod, s.launchDelay, s.launchJitter = 0, 0, 0, 0
+	} else if s.nodePeriod <= 0 || s.amPeriod <= 0 {
+		return nil, errors.New("sim: heartbeat intervals must be positive outside ideal mode")
+	}
+	// Independent streams, so that changing one use of randomness does not
+	// shift another.
+	phaseRNG := rand.New(rand.NewPCG(opt.Seed, 0x6e6f6465))   // "node"
+	s.launchRNG = rand.New(rand.NewPCG(opt.Seed, 0x6c61756e)) // "laun"
+
+	var caps []resource.Vector
+	for _, g := range c.Nodes {
+		for range g.Count {
+			caps = append(caps, g.Capacity)
+		}
+	}
+	n := len(caps)
+	s.nodes = make([]nodeState, n)
+	for i := range s.nodes {
+		s.nodes[i] = nodeState{beatAt: -1, lastBeat: -1}
+		if !s.ideal {
+			s.nodes[i].offset = clock.Duration(phaseRNG.Int64N(int64(s.nodePeriod)))
+		}
+	}
+	s.byPos = make([]int32, n)
+	for i := range s.byPos {
+		s.byPos[i] = int32(i)
+	}
+	sort.SliceStable(s.byPos, func(a, b int) bool { return s.nodes[s.byPos[a]].offset < s.nodes[s.byPos[b]].offset })
+	s.pos = make([]int32, n)
+	s.phase = make([]clock.Duration, n)
+	for p, id := range s.byPos {
+		s.pos[id] = int32(p)
+		s.phase[p] = s.nodes[id].offset
+	}
+	s.accept = newBitset(n)
+	s.sw = sweep{armed: -1, inactive: true}
+
+	queues := make([]sched.QueueSpec, len(w.Queues))
+	for i, q := range w.Queues {
+		queues[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity}
+	}
+	core, err := sched.NewCore(sched.Config{
+		Nodes: caps, Queues: queues, Driver: (*driver)(s),
+		NewPolicy: opt.Policy, NewAdmission: opt.Admission, Debug: opt.Check,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.core, s.cl = core, core.Cluster()
+
+	s.order = make([]int, len(w.Jobs))
+	for i := range s.order {
+		s.order[i] = i
+	}
+	sort.SliceStable(s.order, func(a, b int) bool { return w.Jobs[s.order[a]].Submit < w.Jobs[s.order[b]].Submit })
+	s.jobs = make([]jobState, 0, len(w.Jobs))
+	if len(s.order) > 0 {
+		s.q.push(w.Jobs[s.order[0]].Submit, evArrival, 0, nil)
+	}
+	if t := core.NextTick(-1); t != clock.Never {
+		s.q.push(t, evTick, 0, nil)
+	}
+	if opt.EveryHeartbeat && !s.ideal {
+		for i := range s.nodes {
+			s.queueBeat(i, clock.Time(s.nodes[i].offset), false)
+		}
+	}
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+func (s *simulator) loop() error {
+	quietTicks := 0
+	mark := s.core.Progress() // progress when the quiet stretch began
+	markAt := clock.Time(-1)  // and when
+	for s.q.Len() > 0 {
+		if s.finished == len(s.w.Jobs) && s.next == len(s.order) && s.q.only(evTick, evNodeBeat, evAMStop) {
+			break // every job is done; what remains is housekeeping
+		}
+		// Stall detection: with only ticks left (or, when every heartbeat
+		// is delivered, only ticks and heartbeats), nothing external can
+		// arrive; if the state stops changing the run is stuck.
+		if s.q.only(evTick) || (s.opt.EveryHeartbeat && s.q.only(evTick, evNodeBeat)) {
+			if p := s.core.Progress(); p != mark || markAt < 0 {
+				mark, markAt, quietTicks = p, s.now, 0
+			} else if s.q.peek().kind == evTick {
+				if quietTicks++; quietTicks > idleTicks {
+					break
+				}
+			} else if !s.ideal && s.q.only(evNodeBeat) && s.q.peek().at-markAt > 3*clock.Time(s.nodePeriod) {
+				break
+			}
+		} else {
+			markAt = -1
+		}
+		e := s.q.pop()
+		if e.at != s.now {
+			s.markClass, s.markKey = 0, -1
+		}
+		s.now = e.at
+		if e.class > s.markClass || (e.class == s.markClass && e.key > s.markKey) {
+			s.markClass, s.markKey = e.class, e.key
+		}
+		s.events++
+		s.handle(&e)
+		if s.err != nil {
+			return fmt.Errorf("at %v: %w", s.now, s.err)
+		}
+		if err := s.core.Err(); err != nil {
+			return fmt.Errorf("at %v: %w", s.now, err)
+		}
+		if s.opt.Check {
+			if err := s.core.Check(); err != nil {
+				return fmt.Errorf("invariant broken at %v after %v event: %w", s.now, e.kind, err)
+			}
+		}
+		if s.opt.Progress != nil && s.opt.ProgressEvery > 0 && s.events%s.opt.ProgressEvery == 0 {
+			s.opt.Progress(Progress{Now: s.now, Events: s.events, JobsDone: s.finished, JobsAll: len(s.w.Jobs)})
+		}
+	}
+	return nil
+}
+
+func (k eventKind) String() string {
+	return [...]string{"arrival", "start", "finish", "AM stop", "tick", "node heartbeat", "AM heartbeat", "allocation pass"}[k]
+}
+
+func (s *simulator) handle(e *event) {
+	switch e.kind {
+	case evArrival:
+		s.arrive()
+	case evStart:
+		s.start(e.ct)
+	case evFinish:
+		s.finishTask(e.ct)
+	case evAMStop:
+		s.report(e.ct, sched.Completed)
+	case evTick:
+		s.core.Tick(s.now)
+		if t := s.core.NextTick(s.now); t != clock.Never {
+			s.q.push(t, evTick, 0, nil)
+		}
+	case evNodeBeat:
+		s.nodeBeat(int(e.idx))
+	case evAMBeat:
+		js := &s.jobs[e.idx]
+		js.beatAt = -1
+		js.lastBeat = s.now
+		was := js.j.State()
+		s.core.AMHeartbeat(s.now, js.j)
+		if was != sched.Finished && js.j.State() == sched.Finished {
+			s.finished++
+		}
+	case evPass:
+		s.pass()
+	}
+}
+
+func (s *simulator) arrive() {
+	wj := &s.w.Jobs[s.order[s.next]]
+	s.next++
+	if s.next < len(s.order) {
+		s.q.push(s.w.Jobs[s.order[s.next]].Submit, evArrival, 0, nil)
+	}
+	spec := &sched.JobSpec{
+		Key: wj.ID, Name: wj.Name, Queue: wj.Queue, User: wj.User, AM: wj.AM,
+		Deadline: wj.Deadline, Estimate: wj.Estimate,
+		Phases: make([]sched.PhaseSpec, len(wj.Phases)),
+	}
+	for k := range wj.Phases {
+		p := &wj.Phases[k]
+		spec.Phases[k] = sched.PhaseSpec{Name: p.Name, Tasks: p.Tasks, Request: p.Request, StartAfter: p.StartAfter}
+	}
+	s.jobs = append(s.jobs, jobState{w: wj, beatAt: -1, lastBeat: -1, done: make([]int32, len(wj.Phases))})
+	j, err := s.core.Submit(s.now, spec)
+	if err != nil {
+		// The workload was validated; a refusal here is a bug, surfaced
+		// through the core's error.
+		s.jobs = s.jobs[:len(s.jobs)-1]
+		s.err = err
+		return
+	}
+	s.jobs[j.ID()].j = j
+}
+
+func (s *simulator) start(ct *sched.Container) {
+	js := &s.jobs[ct.Job().ID()]
+	if ct.IsAM() {
+		s.core.AMStarted(s.now, js.j)
+	} else {
+		d := js.w.Phases[ct.Phase()].Duration(ct.Task())
+		s.q.push(s.now.Add(d), evFinish, 0, ct)
+	}
+	s.report(ct, sched.Running)
+}
+
+// finishTask ends a task's work. A task of a phase that started before the
+// previous one completed (reduce slow-start) cannot end before that phase
+// does: it waits for its inputs, as a reducer waits for the last map output.
+func (s *simulator) finishTask(ct *sched.Container) {
+	js := &s.jobs[ct.Job().ID()]
+	k := ct.Phase()
+	if k > 0 && int(js.done[k-1]) < js.w.Phases[k-1].Tasks {
+		if js.deferred == nil {
+			js.deferred = make([][]*sched.Container, len(js.w.Phases))
+		}
+		js.deferred[k] = append(js.deferred[k], ct)
+		return
+	}
+	s.taskDone(js, ct)
+}
+
+func (s *simulator) taskDone(js *jobState, ct *sched.Container) {
+	k := ct.Phase()
+	js.done[k]++
+	s.report(ct, sched.Completed)
+	if int(js.done[k]) == js.w.Phases[k].Tasks && js.deferred != nil && k+1 < len(js.deferred) {
+		waiting := js.deferred[k+1]
+		js.deferred[k+1] = nil
+		for _, w := range waiting {
+			s.taskDone(js, w)
+		}
+	}
+}
+
+// report hands a container's new state to its node, to be reported on the
+// node's next heartbeat (at once in ideal mode).
+func (s *simulator) report(ct *sched.Container, st sched.ContainerState) {
+	id := int(ct.Node().ID())
+	if s.ideal {
+		s.core.Report(s.now, ct, st)
+		s.refresh(id)
+		return
+	}
+	ns := &s.nodes[id]
+	ns.reports = append(ns.reports, report{ct, st})
+	s.queueBeat(id, s.nextBeat(id), false)
+}
+
+// passed reports whether the heartbeat at time t of the node at position pos
+// has already happened, were every heartbeat delivered: heartbeats at one
+// instant come after true state changes and ticks, in position order, and
+// before AM heartbeats.
+func (s *simulator) passed(t clock.Time, pos int32) bool {
+	if t != s.now {
+		return t < s.now
+	}
+	hb := class[evNodeBeat]
+	return s.markClass > hb || (s.markClass == hb && pos <= s.markKey)
+}
+
+// nextBeat returns node id's first heartbeat that has not yet happened.
+func (s *simulator) nextBeat(id int) clock.Time {
+	ns := &s.nodes[id]
+	p := clock.Time(s.nodePeriod)
+	off := clock.Time(ns.offset)
+	t := off
+	if s.now > off {
+		t = off + (s.now-off+p-1)/p*p
+	}
+	if s.passed(t, s.pos[id]) {
+		t += p
+	}
+	return t
+}
+
+func (s *simulator) queueBeat(id int, at clock.Time, sweepOnly bool) {
+	ns := &s.nodes[id]
+	if ns.beatAt >= 0 {
+		// Already queued for its earliest heartbeat.
+		ns.sweepOnly = ns.sweepOnly && sweepOnly
+		return
+	}
+	ns.beatAt = at
+	ns.sweepOnly = sweepOnly
+	s.q.pushBeat(at, int32(id), s.pos[id])
+}
+
+func (s *simulator) nodeBeat(id int) {
+	ns := &s.nodes[id]
+	if ns.beatAt != s.now {
+		return // superseded
+	}
+	ns.beatAt = -1
+	p := s.pos[id]
+	swept := s.sw.armed == p && s.sw.armedAt == s.now
+	if s.opt.EveryHeartbeat {
+		ns.beatAt = s.now.Add(s.nodePeriod)
+		s.q.pushBeat(ns.beatAt, int32(id), p)
+	}
+	if len(ns.reports) > 0 || !ns.sweepOnly || (s.accept.has(int(p)) && s.core.HasDemand()) {
+		ns.lastBeat = s.now
+		n := s.cl.Node(cluster.NodeID(id))
+		for i, r := range ns.reports {
+			s.core.Report(s.now, r.ct, r.state)
+			ns.reports[i] = report{}
+		}
+		ns.reports = ns.reports[:0]
+		s.core.NodeUpdate(s.now, n)
+		s.refresh(id)
+	}
+	if swept {
+		s.sw.pos = p
+		s.sw.cycle = int64(s.now-clock.Time(s.phase[p])) / int64(s.nodePeriod)
+		s.sw.armed = -1
+		s.armNext()
+	}
+}
+
+// refresh re-derives whether node id may accept after its resources changed.
+func (s *simulator) refresh(id int) {
+	p := int(s.pos[id])
+	may := s.core.MayAccept(s.cl.Node(cluster.NodeID(id)))
+	if may == s.accept.has(p) {
+		return
+	}
+	if !may {
+		s.accept.clear(p)
+		return
+	}
+	s.accept.set(p)
+	if s.ideal || s.sw.inactive || s.sw.armed < 0 {
+		return
+	}
+	// A node that may accept now and whose next heartbeat comes before the
+	// one the sweep waits for must be visited first.
+	if t := s.nextBeat(id); t < s.sw.armedAt && !s.beyondSweep(t, int32(p)) {
+		s.sw.armed, s.sw.armedAt = int32(p), t
+		s.queueBeat(id, t, true)
+	}
+}
+
+// armNext queues the heartbeat of the next node that may accept, after the
+// sweep's cursor and before its end; the sweep stops when there is none.
+func (s *simulator) armNext() {
+	if !s.core.HasDemand() {
+		s.sw.inactive = true
+		return
+	}
+	period := clock.Time(s.nodePeriod)
+	for {
+		cycle := s.sw.cycle
+		p := s.accept.next(int(s.sw.pos) + 1)
+		if p < 0 {
+			p = s.accept.next(0)
+			cycle++
+		}
+		if p < 0 {
+			s.sw.inactive = true
+			return
+		}
+		t := clock.Time(cycle)*period + clock.Time(s.phase[p])
+		if s.beyondSweep(t, int32(p)) {
+			s.sw.inactive = true
+			return
+		}
+		id := int(s.byPos[p])
+		if s.passed(t, int32(p)) {
+			// Already had this heartbeat: move past it.
+			s.sw.cycle, s.sw.pos = cycle, int32(p)
+			continue
+		}
+		s.sw.armed, s.sw.armedAt, s.sw.inactive = int32(p), t, false
+		s.queueBeat(id, t, true)
+		return
+	}
+}
+
+// beyondSweep reports whether the heartbeat at time t of position pos comes
+// after the sweep's window.
+func (s *simulator) beyondSweep(t clock.Time, pos int32) bool {
+	return t > s.sw.end || (t == s.sw.end && pos > s.sw.endKey)
+}
+
+// startSweep opens a sweep window that gives every node one heartbeat after
+// this instant's point in the event order, which is one period ahead: a
+// node whose heartbeat at this instant has passed gets the one a period
+// later, the others the one at this instant or within the period.
+func (s *simulator) startSweep() {
+	period := clock.Time(s.nodePeriod)
+	hb := class[evNodeBeat]
+	s.sw.end = s.now + period
+	switch {
+	case s.markClass < hb:
+		s.sw.endKey = -1
+	case s.markClass == hb:
+		s.sw.endKey = s.markKey
+	default:
+		s.sw.endKey = math.MaxInt32
+	}
+	if !s.sw.inactive && s.sw.armed >= 0 {
+		return // the running sweep simply goes on for longer
+	}
+	// Put the cursor on the last heartbeat that has already happened.
+	cycle := int64(s.now / period)
+	within := clock.Duration(s.now - clock.Time(cycle)*period)
+	var p int
+	switch {
+	case s.markClass == hb:
+		p = int(s.markKey)
+	case s.markClass > hb:
+		p = sort.Search(len(s.phase), func(i int) bool { return s.phase[i] > within }) - 1
+	default:
+		p = sort.Search(len(s.phase), func(i int) bool { return s.phase[i] >= within }) - 1
+	}
+	if p < 0 {
+		cycle--
+		p = len(s.phase) - 1
+	}
+	s.sw.cycle, s.sw.pos = cycle, int32(p)
+	s.sw.armed = -1
+	s.armNext()
+}
+
+// pass is ideal mode's allocation: every node that may accept gets a node
+// update, in node order, while some job waits.
+func (s *simulator) pass() {
+	s.passQueued = false
+	for p := s.accept.next(0); p >= 0 && s.core.HasDemand(); p = s.accept.next(p + 1) {
+		id := int(s.byPos[p])
+		s.core.NodeUpdate(s.now, s.cl.Node(cluster.NodeID(id)))
+		s.refresh(id)
+	}
+}
+
+func (s *simulator) result() *Result {
+	r := &Result{
+		Jobs:     make([]JobResult, len(s.w.Jobs)),
+		Events:   s.events,
+		End:      s.now,
+		Capacity: s.cl.Capacity(),
+		Policy:   s.core.Policy(), Admission: s.core.Admission(),
+	}
+	r.UtilArea, r.LastTaskDone = s.core.Utilization()
+	for i := range r.Jobs {
+		r.Jobs[i] = JobResult{Index: i, Submit: s.w.Jobs[i].Submit, Admit: -1, AMStart: -1, FirstRun: -1, LastDone: -1, Finish: -1}
+	}
+	for _, js := range s.jobs {
+		j := js.j
+		idx := s.order[j.ID()]
+		r.Jobs[idx] = JobResult{
+			Index: idx, Submit: j.Submitted(), Admit: j.AdmittedAt(), AMStart: j.AMStartedAt(),
+			FirstRun: j.FirstRunning(), LastDone: j.LastCompleted(), Finish: j.FinishedAt(),
+			Demand: j.Demand(), DemandContainers: j.DemandContainers(),
+		}
+		if j.State() != sched.Finished {
+			r.Stuck = append(r.Stuck, StuckJob{ID: j.Key(), State: j.Describe()})
+		}
+	}
+	for i := s.next; i < len(s.order); i++ {
+		r.Stuck = append(r.Stuck, StuckJob{ID: s.w.Jobs[s.order[i]].ID, State: "never arrived"})
+	}
+	r.Deadlocked = len(r.Stuck) > 0
+	return r
+}
+
+// driver adapts the simulator to sched.Driver. Its methods only queue
+// events, never call back into the core, so the core is never re-entered.
+type driver simulator
+
+func (d *driver) Launch(ct *sched.Container) {
+	s := (*simulator)(d)
+	at := s.now
+	if s.launchDelay > 0 {
+		f := 1.0
+		if s.launchJitter > 0 {
+			f = 1 - s.launchJitter + 2*s.launchJitter*s.launchRNG.Float64()
+		}
+		at = at.Add(clock.Duration(float64(s.launchDelay)*f + 0.5))
+	}
+	s.q.push(at, evStart, 0, ct)
+}
+
+func (d *driver) Stop(ct *sched.Container) {
+	s := (*simulator)(d)
+	s.q.push(s.now, evAMStop, 0, ct)
+}
+
+func (d *driver) WakeAM(j *sched.Job) {
+	s := (*simulator)(d)
+	js := &s.jobs[j.ID()]
+	if js.beatAt >= 0 {
+		return
+	}
+	at := s.now
+	if s.amPeriod > 0 {
+		// The AM heartbeats every period from the moment it started.
+		base := j.AMStartedAt()
+		p := clock.Time(s.amPeriod)
+		at = base + (s.now-base+p-1)/p*p
+		if at == js.lastBeat {
+			at += p
+		}
+	}
+	js.beatAt = at
+	s.q.push(at, evAMBeat, int32(j.ID()), nil)
+}
+
+func (d *driver) Reconsider() {
+	s := (*simulator)(d)
+	if s.ideal {
+		if !s.passQueued {
+			s.passQueued = true
+			s.q.push(s.now, evPass, 0, nil)
+		}
+		return
+	}
+	if !s.opt.EveryHeartbeat {
+		s.startSweep()
+	}
+}
+
+func (d *driver) AcceptLowered() {
+	s := (*simulator)(d)
+	for id := range s.nodes {
+		p := int(s.pos[id])
+		if s.core.MayAccept(s.cl.Node(cluster.NodeID(id))) {
+			s.accept.set(p)
+		} else {
+			s.accept.clear(p)
+		}
+	}
+	if !s.ideal && !s.sw.inactive && !s.opt.EveryHeartbeat {
+		s.sw.armed = -1
+		s.armNext()
+	}
+}

@@ -1,0 +1,163 @@
+// Package workload holds spindle's workload model (format v1): the cluster, its
+// queues and the jobs to run, read from YAML or JSON and validated strictly.
+//
+// A workload is ground truth for a driver: per-task durations live here and
+// nowhere in the scheduling core. The simulator reads them to decide when a
+// task finishes; policies never see them.
+package workload
+
+import (
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/resource"
+)
+
+// Version is the only workload format version this package reads and writes.
+const Version = 1
+
+// Defaults applied when the cluster section leaves a timing unset. They follow
+// Hadoop YARN's defaults: NodeManagers and ApplicationMasters heartbeat once a
+// second and starting a container (localisation, JVM start) takes about one.
+const (
+	DefaultNodeHeartbeat = 1 * clock.Second
+	DefaultAMHeartbeat   = 1 * clock.Second
+	DefaultLaunchDelay   = 1 * clock.Second
+	DefaultLaunchJitter  = 0.25
+	DefaultQueue         = "default"
+)
+
+// DefaultAM is the ApplicationMaster request of a job that does not declare
+// one: one vcore and 1 GiB, close to MapReduce's yarn.app.mapreduce.am.resource
+// defaults. A job that declares an all-zero AM runs without an AM container.
+var DefaultAM = resource.New(1, 1024)
+
+// Workload is a parsed and validated workload file.
+type Workload struct {
+	Version int
+	Cluster Cluster
+	Queues  []Queue // never empty after validation: defaults to one "default" queue
+	Jobs    []Job
+}
+
+// Cluster describes the machines and the YARN-like timing of the run.
+type Cluster struct {
+	Nodes []NodeGroup
+
+	// Ideal makes every delay zero: containers are allocated the moment
+	// resources free and start at once. Used for hand-checkable cases.
+	Ideal bool
+
+	NodeHeartbeat clock.Duration // NodeManager heartbeat interval
+	AMHeartbeat   clock.Duration // ApplicationMaster heartbeat (allocate call) interval
+	LaunchDelay   clock.Duration // mean time from acquiring a container to its task running
+	// LaunchJitter spreads each launch uniformly over
+	// LaunchDelay × [1−LaunchJitter, 1+LaunchJitter]; in [0, 1).
+	LaunchJitter float64
+
+	// ExternalLoad is non-YARN load on every node as a fraction of its
+	// capacity over time; nil when the machines are dedicated.
+	ExternalLoad *ExternalLoad
+}
+
+// NodeGroup is Count identical machines.
+type NodeGroup struct {
+	Count    int
+	Capacity resource.Vector
+}
+
+// ExternalLoad is a piecewise-linear fraction of each node's capacity used by
+// other workloads. Points are sorted by At; before the first point the first
+// value holds, after the last the last value holds unless Period > 0, in which
+// case the curve repeats with that period.
+type ExternalLoad struct {
+	Points []LoadPoint
+	Period clock.Duration
+}
+
+// LoadPoint is one knot of an external-load curve.
+type LoadPoint struct {
+	At   clock.Duration
+	Frac float64 // in [0, 1]
+}
+
+// Queue is a Capacity-scheduler-style queue. Capacity is the guaranteed share
+// of the cluster, MaxCapacity the share it may grow to; both in (0, 1].
+type Queue struct {
+	Name        string
+	Capacity    float64
+	MaxCapacity float64
+}
+
+// Job is one application: an ApplicationMaster plus ordered phases of tasks.
+type Job struct {
+	ID     string
+	Name   string // job type, for history-based estimates and reports; optional
+	Queue  string
+	User   string // optional
+	Submit clock.Time
+	AM     resource.Vector // all zero: the job has no AM container
+
+	// Deadline is a completion-time goal relative to Submit; 0 means none.
+	Deadline clock.Duration
+	// Estimate is the runtime the submitter declares; 0 means none.
+	Estimate clock.Duration
+
+	Phases []Phase
+}
+
+// Phase is a set of tasks with the same request, run after the previous phase.
+type Phase struct {
+	Name    string
+	Tasks   int
+	Request resource.Vector
+	// Durations holds either one value for every task or exactly Tasks values.
+	Durations []clock.Duration
+	// StartAfter is the fraction of the previous phase's tasks that must have
+	// completed before this phase's tasks are requested (MapReduce reduce
+	// slow-start). 1 means the previous phase must be complete. Always 1 for
+	// the first phase.
+	StartAfter float64
+}
+
+// Duration returns the true duration of task i of the phase.
+func (p *Phase) Duration(i int) clock.Duration {
+	if len(p.Durations) == 1 {
+		return p.Durations[0]
+	}
+	return p.Durations[i]
+}
+
+// Tasks returns the total number of tasks over all phases.
+func (j *Job) Tasks() int {
+	n := 0
+	for i := range j.Phases {
+		n += j.Phases[i].Tasks
+	}
+	return n
+}
+
+// Capacity returns the total resources of the cluster.
+func (c *Cluster) Capacity() resource.Vector {
+	var v resource.Vector
+	for _, g := range c.Nodes {
+		v = v.Add(g.Capacity.Mul(int64(g.Count)))
+	}
+	return v
+}
+
+// NumNodes returns the number of machines.
+func (c *Cluster) NumNodes() int {
+	n := 0
+	for _, g := range c.Nodes {
+		n += g.Count
+	}
+	return n
+}
+
+// TotalTasks returns the number of tasks over all jobs.
+func (w *Workload) TotalTasks() int {
+	n := 0
+	for i := range w.Jobs {
+		n += w.Jobs[i].Tasks()
+	}
+	return n
+}
