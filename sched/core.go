@@ -413,6 +413,9 @@ func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
 
 func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
 	j := a.job
+	if j == nil || int(j.id) >= len(c.jobs) || c.jobs[j.id] != j || a.phase < AMPhase || int(a.phase)+1 >= len(j.asks) || &j.asks[a.phase+1] != a {
+		return fmt.Errorf("policy picked an unknown ask")
+	}
 	switch {
 	case a.Pending <= 0:
 		return fmt.Errorf("policy picked an ask of job %s phase %d with nothing pending", j.key, a.phase)

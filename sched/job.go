@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/spindle-sched/spindle/clock"
@@ -243,23 +242,22 @@ func (j *Job) Phase(k int) PhaseStatus {
 	}
 }
 
-// Describe says where a job is stuck, for deadlock reports.
+// Describe says where a job is stuck, for deadlock reports. Jobs in the same
+// situation get the same words, so reports can group them.
 func (j *Job) Describe() string {
 	switch j.state {
 	case Waiting, Finished:
 		return j.state.String()
 	case Admitted:
 		if j.asks[0].Pending > 0 {
-			return "admitted, waiting for its AM container"
+			return "admitted, waiting for an AM container"
 		}
 		return "admitted, AM starting"
 	}
-	done, total := 0, 0
-	for k := range j.progress {
-		done += int(j.progress[k].completedRM)
-		total += j.spec.Phases[k].Tasks
+	if j.pending > 0 {
+		return "AM running, waiting for task containers"
 	}
-	return fmt.Sprintf("AM running, %d of %d tasks done, waiting for %d containers", done, total, j.pending)
+	return "AM running, tasks running"
 }
 
 // phaseReady reports whether phase k may be requested given what the AM

@@ -57,12 +57,23 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 			continue
 		}
 		fmt.Fprintf(out, "\n%s: deadlocked with %d unfinished jobs:\n", s.Policy, len(s.StuckJobs))
-		for i, j := range s.StuckJobs {
-			if i == 10 {
-				fmt.Fprintf(out, "  ... and %d more\n", len(s.StuckJobs)-10)
-				break
+		// Group by state so a thousand stuck jobs read as a few lines.
+		var states []string
+		byState := map[string][]string{}
+		for _, j := range s.StuckJobs {
+			if _, ok := byState[j.State]; !ok {
+				states = append(states, j.State)
 			}
-			fmt.Fprintf(out, "  %s: %s\n", j.ID, j.State)
+			byState[j.State] = append(byState[j.State], j.ID)
+		}
+		for _, st := range states {
+			ids := byState[st]
+			more := ""
+			if len(ids) > 5 {
+				more = fmt.Sprintf(", ... (%d more)", len(ids)-5)
+				ids = ids[:5]
+			}
+			fmt.Fprintf(out, "  %d %s: %s%s\n", len(byState[st]), st, strings.Join(ids, ", "), more)
 		}
 	}
 }
@@ -71,9 +82,5 @@ func num(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	s := strconv.FormatFloat(*v, 'f', 1, 64)
-	if strings.HasSuffix(s, ".0") && *v != float64(int64(*v)) {
-		return strconv.FormatFloat(*v, 'f', 3, 64)
-	}
-	return s
+	return strconv.FormatFloat(*v, 'f', 1, 64)
 }

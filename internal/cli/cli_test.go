@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = Main(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+const tiny = "../../examples/tiny.json"
+
+// The JSON keys DESIGN §7 promises.
+var contractKeys = []string{"policy", "admission", "jobs_total", "jobs_completed", "deadlocked", "makespan_s",
+	"wait_avg_s", "wait_median_s", "jct_avg_s", "jct_median_s", "jct_p95_s", "throughput_jobs_per_h",
+	"utilization_avg", "categories", "deadline_met_frac", "events", "wall_s"}
+
+func TestSimulateJSONContract(t *testing.T) {
+	out, errOut, code := run(t, "simulate", "-w", tiny, "-p", "fifo", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, k := range contractKeys {
+		if _, ok := m[k]; !ok {
+			t.Errorf("missing key %q", k)
+		}
+	}
+	cats := m["categories"].(map[string]any)
+	for _, c := range []string{"small", "large"} {
+		cm, ok := cats[c].(map[string]any)
+		if !ok {
+			t.Fatalf("categories.%s missing", c)
+		}
+		for _, k := range []string{"jobs", "wait_avg_s", "jct_avg_s", "jct_median_s"} {
+			if _, ok := cm[k]; !ok {
+				t.Errorf("categories.%s.%s missing", c, k)
+			}
+		}
+	}
+	// tiny.json is the hand-computed FIFO case: makespan 15, JCTs 10, 14, 11.
+	if m["makespan_s"] != 15.0 || m["jct_median_s"] != 11.0 || m["deadline_met_frac"] != nil || m["policy"] != "fifo" || m["estimates"] != "declared" {
+		t.Errorf("values: makespan %v, median JCT %v, deadlines %v, policy %v, estimates %v", m["makespan_s"], m["jct_median_s"], m["deadline_met_frac"], m["policy"], m["estimates"])
+	}
+}
+
+func TestOutputIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var outs [2]string
+	for i := range outs {
+		d := filepath.Join(dir, string(rune('a'+i)))
+		out, errOut, code := run(t, "simulate", "-w", "../../examples/mixed.yaml", "-p", "capacity", "--seed", "7", "--json", "-o", d)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		outs[i] = dropWall(t, out)
+	}
+	if outs[0] != outs[1] {
+		t.Fatal("two runs printed different summaries")
+	}
+	for _, f := range []string{"jobs.csv", "summary.json"} {
+		a, err := os.ReadFile(filepath.Join(dir, "a", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "b", f))
+		if f == "summary.json" {
+			a, b = []byte(dropWall(t, string(a))), []byte(dropWall(t, string(b)))
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between identical runs", f)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "a", "jobs.csv"))
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if lines[0] != "job_id,category,submit_s,admit_s,first_start_s,finish_s,wait_s,jct_s,deadline_s,met" || len(lines) != 21 {
+		t.Errorf("jobs.csv: header %q, %d lines", lines[0], len(lines))
+	}
+}
+
+// dropWall removes the one field that measures the host, not the run.
+func dropWall(t *testing.T, s string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["wall_s"]; !ok {
+		t.Fatal("no wall_s")
+	}
+	delete(m, "wall_s")
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := run(t, "compare", "-w", tiny, "-p", "fifo,fair:max_am_share=-1,drf", "--json", "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var arr []map[string]any
+	if err := json.Unmarshal([]byte(out), &arr); err != nil {
+		t.Fatalf("not a JSON array: %v", err)
+	}
+	var got []string
+	for _, m := range arr {
+		got = append(got, m["policy"].(string))
+	}
+	if strings.Join(got, " ") != "fifo fair:max_am_share=-1 drf" {
+		t.Fatalf("policies %v", got)
+	}
+	for _, d := range []string{"fifo", "fair_max_am_share=-1", "drf"} {
+		if _, err := os.Stat(filepath.Join(dir, d, "summary.json")); err != nil {
+			t.Errorf("missing %s/summary.json: %v", d, err)
+		}
+	}
+	// The human table names every policy.
+	out, _, code = run(t, "compare", "-w", tiny, "-p", "fifo", "-p", "capacity")
+	if code != 0 || !strings.Contains(out, "fifo") || !strings.Contains(out, "capacity") || !strings.Contains(out, "makespan") {
+		t.Fatalf("table output (exit %d):\n%s", code, out)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("version: 1\ncluster:\n  nodes: [{count: 1, vcores: 4, memory_mb: 1024}]\njobs:\n  - id: a\n    phases: [{tasks: 0, request: {vcores: 1, memory_mb: 1}, duration: 1s}]\n"), 0o644)
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"simulate", "-w", tiny, "-p", "nosuch"}, 2, `unknown policy "nosuch"`},
+		{[]string{"simulate", "-w", tiny, "-p", "fair:bogus=1"}, 2, "unknown parameter bogus"},
+		{[]string{"simulate", "-w", tiny, "-p", "fair:max_am_share=2"}, 2, "outside"},
+		{[]string{"simulate", "-w", tiny, "-p", "fifo", "-a", "static:x"}, 2, "static"},
+		{[]string{"simulate", "-p", "fifo"}, 2, "no workload"},
+		{[]string{"simulate", "-w", tiny}, 2, "no policy"},
+		{[]string{"simulate", "-w", "nonexistent.yaml", "-p", "fifo"}, 1, "nonexistent.yaml"},
+		{[]string{"simulate", "-w", bad, "-p", "fifo"}, 1, "bad.yaml:6: jobs[0].phases[0].tasks"},
+		{[]string{"simulate", "--bogus"}, 2, "unknown flag"},
+		{[]string{"generate", "synthetic", "--jobs", "0", "-o", "x.json"}, 2, "--jobs"},
+		{[]string{"generate", "synthetic"}, 2, "-o FILE"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := run(t, tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", tt.args, code, errOut, tt.code, tt.msg)
+		}
+		if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
+			t.Errorf("%v: stack trace in output: %s", tt.args, errOut)
+		}
+	}
+}
+
+func TestGenerateThenSimulate(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "w.json")
+	_, errOut, code := run(t, "generate", "synthetic", "--nodes", "4", "--jobs", "30", "--tasks-per-job", "5", "--seed", "3", "-o", f)
+	if code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, errOut)
+	}
+	first, _ := os.ReadFile(f)
+	run(t, "generate", "synthetic", "--nodes", "4", "--jobs", "30", "--tasks-per-job", "5", "--seed", "3", "-o", f)
+	second, _ := os.ReadFile(f)
+	if !bytes.Equal(first, second) {
+		t.Fatal("generate is not deterministic")
+	}
+	out, errOut, code := run(t, "simulate", "-w", f, "-p", "drf", "--json")
+	if code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, errOut)
+	}
+	var m map[string]any
+	json.Unmarshal([]byte(out), &m)
+	if m["jobs_total"] != 30.0 || m["jobs_completed"] != 30.0 {
+		t.Fatalf("jobs %v/%v", m["jobs_completed"], m["jobs_total"])
+	}
+}
+
+func TestVersionAndPolicies(t *testing.T) {
+	out, _, code := run(t, "--version")
+	if code != 0 || !strings.Contains(out, "spindle version") {
+		t.Fatalf("--version: %q", out)
+	}
+	out, _, _ = run(t, "policies")
+	for _, want := range []string{"fifo", "capacity", "fair", "drf", "max_am_share", "max_am_percent", "static:<vcores>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("policies output lacks %q", want)
+		}
+	}
+}

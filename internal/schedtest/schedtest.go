@@ -1,0 +1,239 @@
+// Package schedtest is an in-memory harness for testing the scheduling core
+// and policies without the simulator: tests move time by hand, force
+// allocations to set up a state, and then ask a policy what it would pick.
+package schedtest
+
+import (
+	"testing"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+// Forward is a policy that hands every call to Inner, exposing every
+// observer interface whether or not Inner implements it, so wrappers can add
+// behaviour around any policy.
+type Forward struct{ Inner sched.Policy }
+
+// Pick forwards.
+func (f *Forward) Pick(n *cluster.Node) *sched.Ask { return f.Inner.Pick(n) }
+
+// JobSubmitted forwards.
+func (f *Forward) JobSubmitted(j *sched.Job) {
+	if o, ok := f.Inner.(sched.SubmitObserver); ok {
+		o.JobSubmitted(j)
+	}
+}
+
+// JobAdmitted forwards.
+func (f *Forward) JobAdmitted(j *sched.Job) {
+	if o, ok := f.Inner.(sched.AdmitObserver); ok {
+		o.JobAdmitted(j)
+	}
+}
+
+// JobFinished forwards.
+func (f *Forward) JobFinished(j *sched.Job) {
+	if o, ok := f.Inner.(sched.FinishObserver); ok {
+		o.JobFinished(j)
+	}
+}
+
+// AsksChanged forwards.
+func (f *Forward) AsksChanged(j *sched.Job) {
+	if o, ok := f.Inner.(sched.AskObserver); ok {
+		o.AsksChanged(j)
+	}
+}
+
+// ContainerChanged forwards.
+func (f *Forward) ContainerChanged(c *sched.Container, from sched.ContainerState) {
+	if o, ok := f.Inner.(sched.ContainerObserver); ok {
+		o.ContainerChanged(c, from)
+	}
+}
+
+// NodeUpdated forwards.
+func (f *Forward) NodeUpdated(n *cluster.Node) {
+	if o, ok := f.Inner.(sched.NodeObserver); ok {
+		o.NodeUpdated(n)
+	}
+}
+
+// TickEvery forwards; 0 when Inner does not tick.
+func (f *Forward) TickEvery() clock.Duration {
+	if o, ok := f.Inner.(sched.Ticker); ok {
+		return o.TickEvery()
+	}
+	return 0
+}
+
+// Tick forwards.
+func (f *Forward) Tick(now clock.Time) {
+	if o, ok := f.Inner.(sched.Ticker); ok {
+		o.Tick(now)
+	}
+}
+
+// Harness drives a core by hand. It is the core's driver and records what
+// the core asked of it.
+type Harness struct {
+	T    testing.TB
+	Core *sched.Core
+	Now  clock.Time
+
+	Launched    []*sched.Container
+	Stopped     []*sched.Container
+	Woken       []*sched.Job
+	Reconsiders int
+
+	pol     *Forward
+	forced  *sched.Ask
+	placing bool
+}
+
+// Config describes the harness's cluster; Queues may be nil.
+type Config struct {
+	Nodes     []resource.Vector
+	Queues    []sched.QueueSpec
+	Policy    func(v *sched.View) (sched.Policy, error)
+	Admission func(v *sched.View) (sched.Admission, error)
+}
+
+// New builds a core over the policy, in debug mode so Check sees every
+// container.
+func New(t testing.TB, cfg Config) *Harness {
+	t.Helper()
+	h := &Harness{T: t}
+	core, err := sched.NewCore(sched.Config{
+		Nodes: cfg.Nodes, Queues: cfg.Queues, Driver: h, Debug: true,
+		NewPolicy: func(v *sched.View) (sched.Policy, error) {
+			p, err := cfg.Policy(v)
+			h.pol = &Forward{Inner: p}
+			return (*forcing)(h), err
+		},
+		NewAdmission: cfg.Admission,
+	})
+	if err != nil {
+		t.Fatalf("NewCore: %v", err)
+	}
+	h.Core = core
+	return h
+}
+
+// forcing is the policy the core sees: it places the forced ask when a test
+// set one, and otherwise defers to the real policy.
+type forcing Harness
+
+func (f *forcing) Pick(n *cluster.Node) *sched.Ask {
+	if f.placing {
+		a := f.forced
+		f.forced = nil
+		return a
+	}
+	return f.pol.Pick(n)
+}
+
+func (f *forcing) JobSubmitted(j *sched.Job) { f.pol.JobSubmitted(j) }
+func (f *forcing) JobAdmitted(j *sched.Job)  { f.pol.JobAdmitted(j) }
+func (f *forcing) JobFinished(j *sched.Job)  { f.pol.JobFinished(j) }
+func (f *forcing) AsksChanged(j *sched.Job)  { f.pol.AsksChanged(j) }
+func (f *forcing) NodeUpdated(n *cluster.Node) {
+	f.pol.NodeUpdated(n)
+}
+func (f *forcing) ContainerChanged(c *sched.Container, from sched.ContainerState) {
+	f.pol.ContainerChanged(c, from)
+}
+
+// Driver methods.
+
+// Launch records the launch.
+func (h *Harness) Launch(c *sched.Container) { h.Launched = append(h.Launched, c) }
+
+// Stop records the stop.
+func (h *Harness) Stop(c *sched.Container) { h.Stopped = append(h.Stopped, c) }
+
+// WakeAM records the wake-up.
+func (h *Harness) WakeAM(j *sched.Job) { h.Woken = append(h.Woken, j) }
+
+// Reconsider counts.
+func (h *Harness) Reconsider() { h.Reconsiders++ }
+
+// AcceptLowered does nothing: the harness visits nodes by hand.
+func (h *Harness) AcceptLowered() {}
+
+// Policy returns the real policy under test.
+func (h *Harness) Policy() sched.Policy { return h.pol.Inner }
+
+// Node returns node id.
+func (h *Harness) Node(id int) *cluster.Node { return h.Core.Cluster().Node(cluster.NodeID(id)) }
+
+func (h *Harness) check() {
+	h.T.Helper()
+	if err := h.Core.Check(); err != nil {
+		h.T.Fatalf("at %v: %v", h.Now, err)
+	}
+}
+
+// Submit hands the core a job now.
+func (h *Harness) Submit(spec sched.JobSpec) *sched.Job {
+	h.T.Helper()
+	if spec.Queue == "" {
+		spec.Queue = "default"
+	}
+	j, err := h.Core.Submit(h.Now, &spec)
+	if err != nil {
+		h.T.Fatalf("Submit %s: %v", spec.Key, err)
+	}
+	h.check()
+	return j
+}
+
+// Place forces one container of j's ask for phase (sched.AMPhase for the AM)
+// onto node id, bypassing the policy, and returns it. An AM placed this way
+// is started at once, so its first phase is asked for.
+func (h *Harness) Place(j *sched.Job, phase, node int) *sched.Container {
+	h.T.Helper()
+	h.forced, h.placing = &j.Asks()[phase+1], true
+	before := len(h.Launched)
+	h.Core.NodeUpdate(h.Now, h.Node(node))
+	h.forced, h.placing = nil, false
+	h.check()
+	if phase == sched.AMPhase {
+		if len(h.Launched) != before+1 {
+			h.T.Fatalf("placing the AM of %s launched %d containers", j.Key(), len(h.Launched)-before)
+		}
+		c := h.Launched[len(h.Launched)-1]
+		h.Core.AMStarted(h.Now, j)
+		h.Core.Report(h.Now, c, sched.Running)
+		h.check()
+		return c
+	}
+	// The AM acquires and launches the task, and it starts running.
+	h.Core.AMHeartbeat(h.Now, j)
+	if len(h.Launched) != before+1 {
+		h.T.Fatalf("placing a task of %s launched %d containers", j.Key(), len(h.Launched)-before)
+	}
+	c := h.Launched[len(h.Launched)-1]
+	h.Core.Report(h.Now, c, sched.Running)
+	h.check()
+	return c
+}
+
+// Complete reports c COMPLETED and lets its AM hear of it.
+func (h *Harness) Complete(c *sched.Container) {
+	h.T.Helper()
+	j := c.Job()
+	am := c.IsAM()
+	h.Core.Report(h.Now, c, sched.Completed)
+	if !am {
+		h.Core.AMHeartbeat(h.Now, j)
+	}
+	h.check()
+}
+
+// Pick asks the policy under test what it would place on node id, without
+// placing it.
+func (h *Harness) Pick(node int) *sched.Ask { return h.pol.Pick(h.Node(node)) }

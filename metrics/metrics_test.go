@@ -1,0 +1,70 @@
+package metrics
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/spindle-sched/spindle/resource"
+)
+
+func TestClassify(t *testing.T) {
+	capacity := resource.New(100, 100*2048)
+	tests := []struct {
+		demand resource.Vector
+		want   Category
+	}{
+		{resource.New(10, 10*2048), Small}, // exactly 10% is not more than 10%
+		{resource.New(11, 11*2048), Large},
+		{resource.New(1, 60*2048), Large}, // memory dominates
+		{resource.Vector{}, Small},
+	}
+	for _, tt := range tests {
+		if got := Classify(tt.demand, capacity, Theta); got != tt.want {
+			t.Errorf("Classify(%v) = %v, want %v", tt.demand, got, tt.want)
+		}
+	}
+}
+
+func TestQuantileAndMean(t *testing.T) {
+	tests := []struct {
+		xs     []float64
+		q      float64
+		want   float64
+		isNull bool
+	}{
+		{xs: nil, q: 0.5, isNull: true},
+		{xs: []float64{3}, q: 0.95, want: 3},
+		{xs: []float64{4, 1, 3, 2}, q: 0.5, want: 2.5},
+		{xs: []float64{5, 1, 3}, q: 0.5, want: 3},
+		{xs: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}, q: 0.95, want: 20},
+		{xs: []float64{0, 10}, q: 0.95, want: 9.5},
+	}
+	for _, tt := range tests {
+		got := quantile(tt.xs, tt.q)
+		if tt.isNull != (got == nil) || (got != nil && math.Abs(*got-tt.want) > 1e-12) {
+			t.Errorf("quantile(%v, %v) = %v, want %v", tt.xs, tt.q, got, tt.want)
+		}
+	}
+	if m := mean([]float64{1, 2, 6}); *m != 3 || mean(nil) != nil {
+		t.Errorf("mean wrong")
+	}
+}
+
+func TestWriteCSV(t *testing.T) {
+	wait, jct, dl := 2.5, 10.0, 12.0
+	met := true
+	var b bytes.Buffer
+	if err := WriteCSV(&b, []Job{
+		{ID: "a,b", Category: Small, Submit: 1, Admit: &wait, FirstStart: &wait, Finish: &jct, Wait: &wait, JCT: &jct, Deadline: &dl, Met: &met},
+		{ID: `q"x`, Category: Large, Submit: 0.000001},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := CSVHeader + "\n" +
+		`"a,b",small,1,2.5,2.5,10,2.5,10,12,true` + "\n" +
+		`"q""x",large,0.000001,,,,,,,` + "\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -1,0 +1,137 @@
+package fair_test
+
+import (
+	"testing"
+
+	"github.com/spindle-sched/spindle/internal/schedtest"
+	"github.com/spindle-sched/spindle/policy/fair"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+func job(key, queue string, am resource.Vector, tasks int, req resource.Vector) sched.JobSpec {
+	return sched.JobSpec{Key: key, Queue: queue, AM: am, Phases: []sched.PhaseSpec{{Tasks: tasks, Request: req, StartAfter: 1}}}
+}
+
+var (
+	none   = resource.Vector{}
+	small  = resource.New(1, 1024)
+	mem2   = resource.New(1, 2048)
+	mem4   = resource.New(1, 4096)
+	cpu6   = resource.New(6, 2048)
+	amBig  = resource.New(1, 4096)
+	node16 = resource.New(16, 16384)
+)
+
+// place puts n containers of job i's phase (or AM) on node 0.
+func place(i, phase, n int) func(h *schedtest.Harness, js []*sched.Job) {
+	return func(h *schedtest.Harness, js []*sched.Job) {
+		for range n {
+			h.Place(js[i], phase, 0)
+		}
+	}
+}
+
+func steps(fs ...func(h *schedtest.Harness, js []*sched.Job)) func(h *schedtest.Harness, js []*sched.Job) {
+	return func(h *schedtest.Harness, js []*sched.Job) {
+		for _, f := range fs {
+			f(h, js)
+		}
+	}
+}
+
+func TestFairAndDRFOrdering(t *testing.T) {
+	tests := []struct {
+		name   string
+		mode   fair.Mode
+		amShr  float64
+		queues []sched.QueueSpec
+		jobs   []sched.JobSpec
+		setup  func(h *schedtest.Harness, js []*sched.Job)
+		want   string
+		wantAM bool
+	}{
+		{name: "lowest memory usage first", jobs: []sched.JobSpec{job("a", "", none, 9, mem2), job("b", "", none, 9, small)},
+			setup: steps(place(0, 0, 2), place(1, 0, 1)), want: "b"},
+		{name: "equal usage goes to the earlier job", jobs: []sched.JobSpec{job("a", "", none, 9, small), job("b", "", none, 9, small)},
+			setup: steps(place(1, 0, 1), place(0, 0, 1)), want: "a"},
+		{name: "a job waiting for its AM has the lowest share", jobs: []sched.JobSpec{job("a", "", none, 9, small), job("c", "", small, 1, small)},
+			setup: place(0, 0, 1), want: "c", wantAM: true},
+		{name: "max_am_share holds back the AM that would exceed it", amShr: 0.5,
+			jobs:  []sched.JobSpec{job("a", "", amBig, 3, small), job("b", "", amBig, 3, small), job("c", "", amBig, 3, small)},
+			setup: steps(place(0, -1, 1), place(1, -1, 1), place(0, 0, 1)), want: "b"},
+		{name: "max_am_share -1 disables the limit", amShr: -1,
+			jobs:  []sched.JobSpec{job("a", "", amBig, 3, small), job("b", "", amBig, 3, small), job("c", "", amBig, 3, small)},
+			setup: steps(place(0, -1, 1), place(1, -1, 1), place(0, 0, 1)), want: "c", wantAM: true},
+		{name: "the first AM of a queue is always allowed", amShr: 0.1, jobs: []sched.JobSpec{job("a", "", amBig, 3, small)}, want: "a", wantAM: true},
+		{name: "fair measures memory", jobs: []sched.JobSpec{job("a", "", none, 9, mem4), job("b", "", none, 9, cpu6)},
+			setup: steps(place(0, 0, 1), place(1, 0, 1)), want: "b"},
+		{name: "drf measures the dominant resource", mode: fair.DRF, jobs: []sched.JobSpec{job("a", "", none, 9, mem4), job("b", "", none, 9, cpu6)},
+			setup: steps(place(0, 0, 1), place(1, 0, 1)), want: "a"},
+		{name: "the queue furthest below its share first",
+			queues: []sched.QueueSpec{{Name: "x", Capacity: 0.5, MaxCapacity: 1}, {Name: "y", Capacity: 0.5, MaxCapacity: 1}},
+			jobs:   []sched.JobSpec{job("a", "x", none, 9, small), job("b", "x", none, 9, small), job("c", "y", none, 9, small)},
+			setup:  steps(place(0, 0, 1), place(1, 0, 1), place(2, 0, 1)), want: "c"},
+		{name: "queue shares are weighted by capacity",
+			queues: []sched.QueueSpec{{Name: "x", Capacity: 0.8, MaxCapacity: 1}, {Name: "y", Capacity: 0.2, MaxCapacity: 1}},
+			jobs:   []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, small)},
+			setup:  steps(place(0, 0, 2), place(1, 0, 1)), want: "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			amShare := tt.amShr
+			if amShare == 0 {
+				amShare = 0.5
+			}
+			h := schedtest.New(t, schedtest.Config{
+				Nodes: []resource.Vector{node16}, Queues: tt.queues,
+				Policy: func(v *sched.View) (sched.Policy, error) {
+					return fair.New(v, fair.Config{Mode: tt.mode, MaxAMShare: amShare}), nil
+				},
+			})
+			var js []*sched.Job
+			for _, s := range tt.jobs {
+				if s.Queue == "" {
+					s.Queue = "default"
+				}
+				js = append(js, h.Submit(s))
+			}
+			if tt.setup != nil {
+				tt.setup(h, js)
+			}
+			a := h.Pick(0)
+			got := ""
+			if a != nil {
+				got = a.Job().Key()
+			}
+			if got != tt.want || (a != nil && a.IsAM() != tt.wantAM) {
+				t.Fatalf("picked %q (AM %v), want %q (AM %v)", got, a != nil && a.IsAM(), tt.want, tt.wantAM)
+			}
+		})
+	}
+}
+
+// The textbook DRF case (Ghodsi et al., NSDI 2011): 9 CPUs and 18 GB, user A
+// runs tasks of <1 CPU, 4 GB>, user B tasks of <3 CPUs, 1 GB>. DRF gives A
+// three tasks and B two, equalising their dominant shares at 2/3.
+func TestDRFTextbook(t *testing.T) {
+	h := schedtest.New(t, schedtest.Config{
+		Nodes:  []resource.Vector{resource.New(9, 18*1024)},
+		Policy: func(v *sched.View) (sched.Policy, error) { return fair.New(v, fair.Config{Mode: fair.DRF, MaxAMShare: 0.5}), nil },
+	})
+	a := h.Submit(job("A", "default", none, 10, resource.New(1, 4*1024)))
+	b := h.Submit(job("B", "default", none, 10, resource.New(3, 1024)))
+	h.Core.NodeUpdate(h.Now, h.Node(0))
+	capacity := h.Core.Cluster().Capacity()
+	if a.LiveContainers() != 3 || b.LiveContainers() != 2 {
+		t.Fatalf("A runs %d tasks and B %d, want 3 and 2", a.LiveContainers(), b.LiveContainers())
+	}
+	for _, j := range []*sched.Job{a, b} {
+		if s := j.Usage().DominantShare(capacity); s < 2.0/3-1e-12 || s > 2.0/3+1e-12 {
+			t.Errorf("%s dominant share %v, want 2/3", j.Key(), s)
+		}
+	}
+	if err := h.Core.Check(); err != nil {
+		t.Fatal(err)
+	}
+}

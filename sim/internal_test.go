@@ -1,0 +1,73 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/spindle-sched/spindle/clock"
+)
+
+func TestBitsetNext(t *testing.T) {
+	for _, n := range []int{1, 63, 64, 65, 4095, 4096, 4097, 10000} {
+		r := rand.New(rand.NewPCG(uint64(n), 1))
+		b := newBitset(n)
+		ref := make([]bool, n)
+		for range 3 * n {
+			i := r.IntN(n)
+			if r.IntN(3) == 0 {
+				b.clear(i)
+				ref[i] = false
+			} else {
+				b.set(i)
+				ref[i] = true
+			}
+		}
+		for from := -1; from <= n; from++ {
+			want := -1
+			for i := max(from, 0); i < n; i++ {
+				if ref[i] {
+					want = i
+					break
+				}
+			}
+			if got := b.next(from); got != want {
+				t.Fatalf("n=%d next(%d) = %d, want %d", n, from, got, want)
+			}
+		}
+		for i := range n {
+			if b.has(i) != ref[i] {
+				t.Fatalf("n=%d has(%d) = %v", n, i, b.has(i))
+			}
+		}
+	}
+}
+
+func TestEventOrder(t *testing.T) {
+	var q eventQueue
+	// Pushed in scrambled order; popped by time, then class, then node
+	// position for heartbeats, then push order.
+	q.push(5, evAMBeat, 1, nil)
+	q.pushBeat(5, 9, 2)
+	q.push(5, evFinish, 3, nil)
+	q.pushBeat(5, 8, 1)
+	q.push(3, evPass, 4, nil)
+	q.push(5, evFinish, 5, nil)
+	q.push(5, evTick, 6, nil)
+	want := []struct {
+		at   clock.Time
+		kind eventKind
+		idx  int32
+	}{{3, evPass, 4}, {5, evFinish, 3}, {5, evFinish, 5}, {5, evTick, 6}, {5, evNodeBeat, 8}, {5, evNodeBeat, 9}, {5, evAMBeat, 1}}
+	if !q.only(evAMBeat, evNodeBeat, evFinish, evPass, evTick) || q.only(evFinish) {
+		t.Fatal("only() miscounts")
+	}
+	for i, w := range want {
+		e := q.pop()
+		if e.at != w.at || e.kind != w.kind || e.idx != w.idx {
+			t.Fatalf("pop %d: %v %v %d, want %v %v %d", i, e.at, e.kind, e.idx, w.at, w.kind, w.idx)
+		}
+	}
+	if q.Len() != 0 {
+		t.Fatal("queue not empty")
+	}
+}
