@@ -47,7 +47,7 @@ func TestTimeArithmetic(t *testing.T) {
 	if got := Time(7 * Second).Sub(t0); got != 2*Second {
 		t.Errorf("Sub: %v", got)
 	}
-	if t0.Seconds() != 5 || (1500 * Millisecond).Seconds() != 1.5 {
+	if t0.Seconds() != 5 || (1500*Millisecond).Seconds() != 1.5 {
 		t.Errorf("Seconds: %v %v", t0.Seconds(), (1500 * Millisecond).Seconds())
 	}
 	if s := (90 * Second).String(); s != "1m30s" {

@@ -197,7 +197,9 @@ func TestNodesReportOnlyRunningOrCompleted(t *testing.T) {
 
 // badPolicy returns whatever it is told to, to check the core holds policies
 // to their contract.
-type badPolicy struct{ pick func(n *cluster.Node) *sched.Ask }
+type badPolicy struct {
+	pick func(n *cluster.Node) *sched.Ask
+}
 
 func (b *badPolicy) Pick(n *cluster.Node) *sched.Ask { return b.pick(n) }
 
@@ -267,7 +269,7 @@ func TestAdmissionIsFIFO(t *testing.T) {
 }
 
 func TestDemandAndJobAccessors(t *testing.T) {
-	h := schedtest.New(t, schedtest.Config{Nodes: []resource.Vector{resource.New(100, 100 * 1024)}, Policy: fifoPolicy})
+	h := schedtest.New(t, schedtest.Config{Nodes: []resource.Vector{resource.New(100, 100*1024)}, Policy: fifoPolicy})
 	j := h.Submit(sched.JobSpec{Key: "j", AM: unit, Phases: []sched.PhaseSpec{
 		{Tasks: 5, Request: resource.New(1, 1024), StartAfter: 1},
 		{Tasks: 2, Request: resource.New(4, 1024), StartAfter: 1}, // 8 vcores: the largest

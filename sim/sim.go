@@ -271,8 +271,8 @@ func (s *simulator) loop() error {
 			s.markClass, s.markKey = 0, -1
 		}
 		s.now = e.at
-		if e.class > s.markClass || (e.class == s.markClass && e.key > s.markKey) {
-			s.markClass, s.markKey = e.class, e.key
+		if c, k := e.class(), e.key(); c > s.markClass || (c == s.markClass && k > s.markKey) {
+			s.markClass, s.markKey = c, k
 		}
 		s.events++
 		s.handle(&e)

@@ -1,79 +1,204 @@
-// Package jobq is an ordered set of jobs for policies: jobs join and leave as
-// their asks come and go, can be re-ordered when their key changes, and are
-// walked in order to find the first one that can use a node.
+// Package jobq is the ordered set of waiting jobs that policies choose from.
+// A policy orders jobs its own way (submission, usage, estimate); the set
+// answers "the first job, in that order, with an outstanding ask that fits
+// these resources" without walking past every job whose asks do not fit.
+//
+// It does so by keeping one heap per ask shape (request vector): a job sits
+// in the heap of each shape it asks for, and the answer is the best of the
+// heap tops whose shape fits. Workloads have few distinct shapes, so a pick
+// costs a handful of comparisons however long the queue, where a walk in
+// order would, in a congested cluster, pass every job too big for the node.
 package jobq
 
 import (
 	"github.com/spindle-sched/spindle/internal/pq"
+	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
 
-// Queue is a set of jobs ordered by less.
+// Queue is an ordered set of jobs with outstanding asks.
 type Queue struct {
-	h   *pq.Heap[*sched.Job]
-	pos []int32 // by job id: position in the heap, -1 when absent
+	less    func(a, b *sched.Job) bool
+	include func(a *sched.Ask) bool
+
+	all    *pq.Heap[*sched.Job] // every member, for walks in order
+	allPos []int32              // by job id: position in all, -1 when absent
+
+	sets   []*shapeSet
+	byVec  map[resource.Vector]int32
+	member [][]slot // by job id: the shape heaps the job is in
+
+	scratch []int32
 }
 
-// New returns an empty set ordered by less.
-func New(less func(a, b *sched.Job) bool) *Queue {
-	q := &Queue{}
-	q.h = pq.New(less, func(j *sched.Job, i int) { q.pos[j.ID()] = int32(i) })
+type shapeSet struct {
+	shape resource.Vector
+	h     *pq.Heap[*sched.Job]
+}
+
+type slot struct{ set, pos int32 }
+
+// New returns an empty set ordered by less, counting only the outstanding
+// asks for which include returns true (nil includes every ask).
+func New(less func(a, b *sched.Job) bool, include func(a *sched.Ask) bool) *Queue {
+	if include == nil {
+		include = func(*sched.Ask) bool { return true }
+	}
+	q := &Queue{less: less, include: include, byVec: map[resource.Vector]int32{}}
+	q.all = pq.New(less, func(j *sched.Job, i int) { q.allPos[j.ID()] = int32(i) })
 	return q
 }
 
 // ByID returns a set in submission order.
-func ByID() *Queue {
-	return New(func(a, b *sched.Job) bool { return a.ID() < b.ID() })
+func ByID(include func(a *sched.Ask) bool) *Queue {
+	return New(func(a, b *sched.Job) bool { return a.ID() < b.ID() }, include)
 }
 
+// TaskAsks includes the asks for task containers only.
+func TaskAsks(a *sched.Ask) bool { return !a.IsAM() }
+
+// AMAsks includes the asks for AM containers only.
+func AMAsks(a *sched.Ask) bool { return a.IsAM() }
+
 func (q *Queue) grow(id sched.JobID) {
-	for int(id) >= len(q.pos) {
-		q.pos = append(q.pos, -1)
+	for int(id) >= len(q.allPos) {
+		q.allPos = append(q.allPos, -1)
+		q.member = append(q.member, nil)
+	}
+}
+
+func (q *Queue) set(shape resource.Vector) int32 {
+	if i, ok := q.byVec[shape]; ok {
+		return i
+	}
+	i := int32(len(q.sets))
+	s := &shapeSet{shape: shape}
+	s.h = pq.New(q.less, func(j *sched.Job, p int) {
+		for k := range q.member[j.ID()] {
+			if sl := &q.member[j.ID()][k]; sl.set == i {
+				sl.pos = int32(p)
+				return
+			}
+		}
+	})
+	q.sets = append(q.sets, s)
+	q.byVec[shape] = i
+	return i
+}
+
+// Update re-derives j's membership from its outstanding asks: a job is in
+// the set while it has an included ask with containers pending. Call it
+// whenever j's asks change and when it finishes.
+func (q *Queue) Update(j *sched.Job) {
+	q.grow(j.ID())
+	want := q.scratch[:0]
+	if j.State() != sched.Finished {
+		for i := range j.Asks() {
+			a := &j.Asks()[i]
+			if a.Pending > 0 && q.include(a) {
+				s := q.set(a.Request)
+				dup := false
+				for _, w := range want {
+					dup = dup || w == s
+				}
+				if !dup {
+					want = append(want, s)
+				}
+			}
+		}
+	}
+	q.scratch = want
+	// Leave the heaps no longer wanted, then join the new ones.
+	m := q.member[j.ID()]
+	for k := 0; k < len(m); {
+		keep := false
+		for _, w := range want {
+			keep = keep || w == m[k].set
+		}
+		if keep {
+			k++
+			continue
+		}
+		q.sets[m[k].set].h.Remove(int(m[k].pos))
+		m = q.member[j.ID()] // Remove's callbacks do not touch the slot being removed
+		m[k] = m[len(m)-1]
+		m = m[:len(m)-1]
+		q.member[j.ID()] = m
+	}
+	for _, w := range want {
+		found := false
+		for _, sl := range q.member[j.ID()] {
+			found = found || sl.set == w
+		}
+		if !found {
+			q.member[j.ID()] = append(q.member[j.ID()], slot{set: w, pos: -1})
+			q.sets[w].h.Push(j)
+		}
+	}
+	in := q.allPos[j.ID()] >= 0
+	switch {
+	case len(want) > 0 && !in:
+		q.all.Push(j)
+	case len(want) == 0 && in:
+		q.all.Remove(int(q.allPos[j.ID()]))
+	}
+}
+
+// Fix restores order after j's key changed.
+func (q *Queue) Fix(j *sched.Job) {
+	if !q.Has(j) {
+		return
+	}
+	q.all.Fix(int(q.allPos[j.ID()]))
+	for _, sl := range q.member[j.ID()] {
+		q.sets[sl.set].h.Fix(int(sl.pos))
 	}
 }
 
 // Has reports whether j is in the set.
 func (q *Queue) Has(j *sched.Job) bool {
-	return int(j.ID()) < len(q.pos) && q.pos[j.ID()] >= 0
-}
-
-// Set adds j when in is true and removes it otherwise.
-func (q *Queue) Set(j *sched.Job, in bool) {
-	q.grow(j.ID())
-	switch p := q.pos[j.ID()]; {
-	case in && p < 0:
-		q.h.Push(j)
-	case !in && p >= 0:
-		q.h.Remove(int(p))
-	}
-}
-
-// Fix re-orders j after its key changed; it does nothing if j is absent.
-func (q *Queue) Fix(j *sched.Job) {
-	if q.Has(j) {
-		q.h.Fix(int(q.pos[j.ID()]))
-	}
+	return int(j.ID()) < len(q.allPos) && q.allPos[j.ID()] >= 0
 }
 
 // Len returns the number of jobs in the set.
-func (q *Queue) Len() int { return q.h.Len() }
+func (q *Queue) Len() int { return q.all.Len() }
 
-// First returns the least job, or nil.
-func (q *Queue) First() *sched.Job {
-	if q.h.Len() == 0 {
+// Head returns the least job, or nil.
+func (q *Queue) Head() *sched.Job {
+	if q.all.Len() == 0 {
 		return nil
 	}
-	return q.h.Min()
+	return q.all.Min()
 }
 
-// Find walks the jobs in order and returns the first ask f returns, or nil.
-// Walks must not nest and the set must not change during one.
-func (q *Queue) Find(f func(j *sched.Job) (a *sched.Ask, stop bool)) *sched.Ask {
-	var found *sched.Ask
-	q.h.Ascend(func(j *sched.Job) bool {
-		a, stop := f(j)
-		found = a
-		return a == nil && !stop
-	})
-	return found
+// First returns the least job with an included ask that fits room, and that
+// job's first such ask; nil when no ask fits.
+func (q *Queue) First(room resource.Vector) *sched.Ask {
+	var best *sched.Job
+	for _, s := range q.sets {
+		if s.h.Len() == 0 || !s.shape.Fits(room) {
+			continue
+		}
+		if j := s.h.Min(); best == nil || q.less(j, best) {
+			best = j
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return q.FirstAsk(best, room)
 }
+
+// FirstAsk returns j's first included outstanding ask that fits room, or nil.
+func (q *Queue) FirstAsk(j *sched.Job, room resource.Vector) *sched.Ask {
+	for i := range j.Asks() {
+		if a := &j.Asks()[i]; a.Pending > 0 && q.include(a) && a.Request.Fits(room) {
+			return a
+		}
+	}
+	return nil
+}
+
+// Ascend walks the jobs in order until f returns false. The set must not
+// change during the walk.
+func (q *Queue) Ascend(f func(j *sched.Job) bool) { q.all.Ascend(f) }

@@ -52,10 +52,8 @@ type queue struct {
 	q          *sched.Queue
 	guaranteed resource.Vector
 	ceiling    resource.Vector
-	wanting    *jobq.Queue // active jobs with outstanding task asks, by submission
-	amWait     *jobq.Queue // admitted jobs waiting for their AM, by submission
-	minAM      resource.Vector
-	anyAM      bool
+	wanting    *jobq.Queue // jobs asking for task containers, by submission
+	amWait     *jobq.Queue // jobs waiting for their AM container, by submission
 }
 
 // New returns a Capacity policy.
@@ -67,8 +65,8 @@ func New(v *sched.View, cfg Config) *Policy {
 			q:          q,
 			guaranteed: scale(capacity, q.Capacity()),
 			ceiling:    scale(capacity, q.MaxCapacity()),
-			wanting:    jobq.ByID(),
-			amWait:     jobq.ByID(),
+			wanting:    jobq.ByID(jobq.TaskAsks),
+			amWait:     jobq.ByID(jobq.AMAsks),
 		})
 	}
 	return p
@@ -81,31 +79,15 @@ func scale(v resource.Vector, f float64) resource.Vector {
 	return v
 }
 
-// JobAdmitted notes the smallest AM each queue may have to place.
-func (p *Policy) JobAdmitted(j *sched.Job) {
-	cq := p.queues[j.Queue().Index()]
-	if am := j.Spec().AM; !am.IsZero() {
-		if !cq.anyAM {
-			cq.minAM, cq.anyAM = am, true
-		} else {
-			cq.minAM = cq.minAM.Min(am)
-		}
-	}
-}
-
 // AsksChanged moves a job between waiting for its AM and asking for tasks.
 func (p *Policy) AsksChanged(j *sched.Job) {
 	cq := p.queues[j.Queue().Index()]
-	cq.amWait.Set(j, j.Asks()[0].Pending > 0)
-	cq.wanting.Set(j, j.State() == sched.Active && j.Pending() > 0)
+	cq.amWait.Update(j)
+	cq.wanting.Update(j)
 }
 
 // JobFinished drops the job from every set.
-func (p *Policy) JobFinished(j *sched.Job) {
-	cq := p.queues[j.Queue().Index()]
-	cq.amWait.Set(j, false)
-	cq.wanting.Set(j, false)
-}
+func (p *Policy) JobFinished(j *sched.Job) { p.AsksChanged(j) }
 
 func (p *Policy) usedCapacity(cq *queue) float64 {
 	return cq.q.Usage().DominantShare(p.v.Cluster().Capacity()) / cq.q.Capacity()
@@ -129,44 +111,29 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		// What the queue may still take: the node's free resources,
 		// capped by the queue's ceiling.
 		room := free.Min(cq.ceiling.Sub(cq.q.Usage()))
-		am := p.pickAM(cq, room)
-		task := cq.wanting.Find(func(j *sched.Job) (*sched.Ask, bool) {
-			if am != nil && j.ID() > am.Job().ID() {
-				return nil, true // the AM's job came first
-			}
-			return j.FirstFit(room), false
-		})
+		task := cq.wanting.First(room)
+		var am *sched.Ask
+		if cq.amWait.Len() > 0 {
+			am = cq.amWait.First(room.Min(p.amRoom(cq)))
+		}
+		// First in, first out across both kinds of ask.
+		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
+			return am
+		}
 		if task != nil {
 			return task
-		}
-		if am != nil {
-			return am
 		}
 	}
 	return nil
 }
 
-// pickAM returns the AM ask of the earliest waiting job that fits room and
-// the queue's AM limit.
-func (p *Policy) pickAM(cq *queue, room resource.Vector) *sched.Ask {
-	if cq.amWait.Len() == 0 || !cq.anyAM || !cq.minAM.Fits(room) {
-		return nil
+// amRoom is what the queue's AMs may still take; a queue with no AM running
+// may always start one.
+func (p *Policy) amRoom(cq *queue) resource.Vector {
+	if cq.q.AMContainers() == 0 {
+		return p.v.Cluster().Capacity()
 	}
-	limited := cq.q.AMContainers() > 0
-	var amRoom resource.Vector
-	if limited {
-		amRoom = p.amLimit(cq).Sub(cq.q.AMUsage())
-		if !cq.minAM.Fits(amRoom) {
-			return nil
-		}
-	}
-	return cq.amWait.Find(func(j *sched.Job) (*sched.Ask, bool) {
-		a := &j.Asks()[0]
-		if a.Request.Fits(room) && (!limited || a.Request.Fits(amRoom)) {
-			return a, true
-		}
-		return nil, false
-	})
+	return p.amLimit(cq).Sub(cq.q.AMUsage())
 }
 
 // amLimit is max_am_percent of what the queue can use now: its guarantee, or

@@ -50,77 +50,69 @@ func Params(r *params.Reader, mode Mode) Config {
 
 // Policy is the Fair (or DRF) scheduler.
 type Policy struct {
-	v      *sched.View
-	cfg    Config
-	queues []*queue
-	order  []*queue // scratch for sorting queues
+	v        *sched.View
+	cfg      Config
+	capacity resource.Vector
+	queues   []*queue
+	order    []*queue  // scratch for sorting queues
+	key      []float64 // by job id: its share, the order of the running sets
 }
 
 type queue struct {
 	q       *sched.Queue
 	weight  float64
-	running *jobq.Queue // active jobs with outstanding task asks, lowest share first
-	amWait  *jobq.Queue // admitted jobs waiting for their AM container, by submission
-	minAM   resource.Vector
-	anyAM   bool
+	running *jobq.Queue // jobs asking for task containers, lowest share first
+	amWait  *jobq.Queue // jobs waiting for their AM container, by submission
 }
 
 // New returns a Fair or DRF policy.
 func New(v *sched.View, cfg Config) *Policy {
-	p := &Policy{v: v, cfg: cfg}
-	capacity := v.Cluster().Capacity()
+	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity()}
 	less := func(a, b *sched.Job) bool {
-		sa, sb := p.share(a.Usage(), capacity), p.share(b.Usage(), capacity)
-		if sa != sb {
-			return sa < sb
+		if ka, kb := p.key[a.ID()], p.key[b.ID()]; ka != kb {
+			return ka < kb
 		}
 		return a.ID() < b.ID()
 	}
 	for _, q := range v.Queues() {
-		p.queues = append(p.queues, &queue{q: q, weight: q.Capacity(), running: jobq.New(less), amWait: jobq.ByID()})
+		p.queues = append(p.queues, &queue{q: q, weight: q.Capacity(),
+			running: jobq.New(less, jobq.TaskAsks), amWait: jobq.ByID(jobq.AMAsks)})
 	}
 	return p
 }
 
-func (p *Policy) share(u, capacity resource.Vector) float64 {
+func (p *Policy) share(u resource.Vector) float64 {
 	if p.cfg.Mode == DRF {
-		return u.DominantShare(capacity)
+		return u.DominantShare(p.capacity)
 	}
-	return u.Share(resource.Memory, capacity)
+	return u.Share(resource.Memory, p.capacity)
 }
 
-// JobAdmitted notes the smallest AM each queue may have to place.
-func (p *Policy) JobAdmitted(j *sched.Job) {
-	fq := p.queues[j.Queue().Index()]
-	if am := j.Spec().AM; !am.IsZero() {
-		if !fq.anyAM {
-			fq.minAM, fq.anyAM = am, true
-		} else {
-			fq.minAM = fq.minAM.Min(am)
-		}
+// JobSubmitted makes room for the job's key.
+func (p *Policy) JobSubmitted(j *sched.Job) {
+	for int(j.ID()) >= len(p.key) {
+		p.key = append(p.key, 0)
 	}
 }
 
 // AsksChanged moves a job between waiting for its AM and asking for tasks.
 func (p *Policy) AsksChanged(j *sched.Job) {
 	fq := p.queues[j.Queue().Index()]
-	fq.amWait.Set(j, j.Asks()[0].Pending > 0)
-	fq.running.Set(j, j.State() == sched.Active && j.Pending() > 0)
+	fq.amWait.Update(j)
+	fq.running.Update(j)
 }
 
 // ContainerChanged re-orders a job whose usage changed.
 func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
 	if s := c.State(); s == sched.Allocated || s == sched.Completed || s == sched.Killed {
-		p.queues[c.Job().Queue().Index()].running.Fix(c.Job())
+		j := c.Job()
+		p.key[j.ID()] = p.share(j.Usage())
+		p.queues[j.Queue().Index()].running.Fix(j)
 	}
 }
 
 // JobFinished drops the job from every set.
-func (p *Policy) JobFinished(j *sched.Job) {
-	fq := p.queues[j.Queue().Index()]
-	fq.amWait.Set(j, false)
-	fq.running.Set(j, false)
-}
+func (p *Policy) JobFinished(j *sched.Job) { p.AsksChanged(j) }
 
 // Pick chooses, in the most under-served queue that can use n, the job
 // furthest below its fair share: a job still waiting for its AM first (its
@@ -131,7 +123,6 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	if len(p.queues) == 1 {
 		return p.pickIn(p.queues[0], free, 1)
 	}
-	capacity := p.v.Cluster().Capacity()
 	p.order = p.order[:0]
 	active := 0.0
 	for _, fq := range p.queues {
@@ -144,7 +135,7 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	}
 	sort.SliceStable(p.order, func(a, b int) bool {
 		qa, qb := p.order[a], p.order[b]
-		return p.share(qa.q.Usage(), capacity)/qa.weight < p.share(qb.q.Usage(), capacity)/qb.weight
+		return p.share(qa.q.Usage())/qa.weight < p.share(qb.q.Usage())/qb.weight
 	})
 	for _, fq := range p.order {
 		if a := p.pickIn(fq, free, fq.weight/active); a != nil {
@@ -157,38 +148,29 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 // pickIn picks within one queue whose instantaneous fair share is the given
 // fraction of the cluster.
 func (p *Policy) pickIn(fq *queue, free resource.Vector, fairFrac float64) *sched.Ask {
-	if fq.amWait.Len() > 0 && fq.anyAM && fq.minAM.Fits(free) {
-		if a := p.pickAM(fq, free, fairFrac); a != nil {
+	if fq.amWait.Len() > 0 {
+		if a := fq.amWait.First(free.Min(p.amRoom(fq, fairFrac))); a != nil {
 			return a
 		}
 	}
-	return fq.running.Find(func(j *sched.Job) (*sched.Ask, bool) { return j.FirstFit(free), false })
+	return fq.running.First(free)
 }
 
-func (p *Policy) pickAM(fq *queue, free resource.Vector, fairFrac float64) *sched.Ask {
-	limited := p.cfg.MaxAMShare >= 0 && fq.q.AMContainers() > 0
-	var room resource.Vector
-	if limited {
-		capacity := p.v.Cluster().Capacity()
-		used := fq.q.AMUsage()
-		limit := p.cfg.MaxAMShare * fairFrac
-		// The AM budget left, in the dimensions the mode measures.
-		for d := resource.Dim(0); d < resource.NumDims; d++ {
-			if p.cfg.Mode == Memory && d != resource.Memory {
-				room[d] = capacity[d] // not limited
-				continue
-			}
-			room[d] = int64(limit*float64(capacity[d])) - used[d]
-		}
-		if !fq.minAM.Fits(room) {
-			return nil
+// amRoom is what AMs may still take in the queue: max_am_share of its fair
+// share, less what its AMs hold, in the dimensions the mode measures. A
+// queue with no AM running may always start one, as may every queue when the
+// limit is off.
+func (p *Policy) amRoom(fq *queue, fairFrac float64) resource.Vector {
+	room := p.capacity
+	if p.cfg.MaxAMShare < 0 || fq.q.AMContainers() == 0 {
+		return room
+	}
+	used := fq.q.AMUsage()
+	limit := p.cfg.MaxAMShare * fairFrac
+	for d := resource.Dim(0); d < resource.NumDims; d++ {
+		if p.cfg.Mode == DRF || d == resource.Memory {
+			room[d] = int64(limit*float64(p.capacity[d])) - used[d]
 		}
 	}
-	return fq.amWait.Find(func(j *sched.Job) (*sched.Ask, bool) {
-		a := &j.Asks()[0]
-		if a.Request.Fits(free) && (!limited || a.Request.Fits(room)) {
-			return a, true
-		}
-		return nil, false
-	})
+	return room
 }

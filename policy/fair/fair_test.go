@@ -116,8 +116,10 @@ func TestFairAndDRFOrdering(t *testing.T) {
 // three tasks and B two, equalising their dominant shares at 2/3.
 func TestDRFTextbook(t *testing.T) {
 	h := schedtest.New(t, schedtest.Config{
-		Nodes:  []resource.Vector{resource.New(9, 18*1024)},
-		Policy: func(v *sched.View) (sched.Policy, error) { return fair.New(v, fair.Config{Mode: fair.DRF, MaxAMShare: 0.5}), nil },
+		Nodes: []resource.Vector{resource.New(9, 18*1024)},
+		Policy: func(v *sched.View) (sched.Policy, error) {
+			return fair.New(v, fair.Config{Mode: fair.DRF, MaxAMShare: 0.5}), nil
+		},
 	})
 	a := h.Submit(job("A", "default", none, 10, resource.New(1, 4*1024)))
 	b := h.Submit(job("B", "default", none, 10, resource.New(3, 1024)))

@@ -32,23 +32,24 @@ type Policy struct {
 
 // New returns a FIFO policy.
 func New(_ *sched.View, cfg Config) *Policy {
-	return &Policy{cfg: cfg, wanting: jobq.ByID()}
+	return &Policy{cfg: cfg, wanting: jobq.ByID(nil)}
 }
 
 // AsksChanged keeps the set of jobs with outstanding asks.
-func (p *Policy) AsksChanged(j *sched.Job) { p.wanting.Set(j, j.Pending() > 0) }
+func (p *Policy) AsksChanged(j *sched.Job) { p.wanting.Update(j) }
 
 // Pick returns the first outstanding ask, in submission order, that fits n.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	free := n.Free()
-	return p.wanting.Find(func(j *sched.Job) (*sched.Ask, bool) {
-		if p.cfg.Strict {
-			a := j.NextAsk()
-			if a.Request.Fits(free) {
-				return a, true
-			}
-			return nil, true
-		}
-		return j.FirstFit(free), false
-	})
+	if !p.cfg.Strict {
+		return p.wanting.First(free)
+	}
+	head := p.wanting.Head()
+	if head == nil {
+		return nil
+	}
+	if a := head.NextAsk(); a.Request.Fits(free) {
+		return a
+	}
+	return nil
 }
