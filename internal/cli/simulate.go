@@ -3,9 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +30,7 @@ type runFlags struct {
 	out       string
 	json      bool
 	quiet     bool
+	cpuprof   string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -38,6 +41,24 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.out, "out", "o", "", "write summary.json and jobs.csv into this directory")
 	fl.BoolVar(&f.json, "json", false, "print the summary as JSON instead of a table")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress display on stderr")
+	fl.StringVar(&f.cpuprof, "cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
+}
+
+// profile starts CPU profiling when asked and returns the function that
+// stops it.
+func (f *runFlags) profile() (stop func(), err error) {
+	if f.cpuprof == "" {
+		return func() {}, nil
+	}
+	out, err := os.Create(f.cpuprof)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); out.Close() }, nil
 }
 
 // job is one simulation to run.
@@ -68,11 +89,18 @@ type outcome struct {
 	jobs    []metrics.Job
 }
 
-func loadWorkload(path string) (*workload.Workload, error) {
+func loadWorkload(path string, stderr io.Writer) (*workload.Workload, error) {
 	if path == "" {
 		return nil, usagef("no workload: pass -w FILE (see examples/, or 'spindle generate')")
 	}
-	return workload.Load(path)
+	w, err := workload.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if w.Cluster.ExternalLoad != nil {
+		fmt.Fprintf(stderr, "spindle: warning: %s: cluster.external_load is read but not yet applied by the simulator; the machines are treated as dedicated\n", path)
+	}
+	return w, nil
 }
 
 func simulateOne(w *workload.Workload, f *runFlags, j job, progress func(sim.Progress)) (*outcome, error) {
@@ -131,13 +159,18 @@ except wall_s, the host time the run took.`,
 			if _, err := admission.Parse(f.admission); err != nil {
 				return usageError{err}
 			}
-			w, err := loadWorkload(f.workload)
+			w, err := loadWorkload(f.workload, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			stop, err := f.profile()
 			if err != nil {
 				return err
 			}
 			pr := newProgress(cmd.ErrOrStderr(), f.quiet, len(w.Jobs))
 			o, err := simulateOne(w, &f, jobs[0], pr.update)
 			pr.done()
+			stop()
 			if err != nil {
 				return err
 			}
@@ -190,14 +223,19 @@ continues the previous policy's parameters).
 			if _, err := admission.Parse(f.admission); err != nil {
 				return usageError{err}
 			}
-			w, err := loadWorkload(f.workload)
+			w, err := loadWorkload(f.workload, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			if parallel <= 0 {
 				parallel = runtime.GOMAXPROCS(0)
 			}
+			stop, err := f.profile()
+			if err != nil {
+				return err
+			}
 			outs, err := compareRuns(w, &f, jobs, parallel, newProgress(cmd.ErrOrStderr(), f.quiet, len(w.Jobs)*len(jobs)))
+			stop()
 			if err != nil {
 				return err
 			}
