@@ -3,16 +3,15 @@ package sim
 import (
 	"fmt"
 
-	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/sched"
 )
 
-// recorder wraps a policy, forwarding every observer interface the policy
-// implements, and logs each decision, so two runs can be compared step by
-// step.
+// recorder wraps a policy and logs each decision and container transition,
+// so two runs can be compared step by step.
 type recorder struct {
-	p   sched.Policy
+	schedtest.Forward
 	v   *sched.View
 	log []string
 }
@@ -20,60 +19,23 @@ type recorder struct {
 func record(f func(v *sched.View) (sched.Policy, error), into **recorder) func(v *sched.View) (sched.Policy, error) {
 	return func(v *sched.View) (sched.Policy, error) {
 		p, err := f(v)
-		r := &recorder{p: p, v: v}
+		r := &recorder{Forward: schedtest.Forward{Inner: p}, v: v}
 		*into = r
 		return r, err
 	}
 }
 
 func (r *recorder) Pick(n *cluster.Node) *sched.Ask {
-	a := r.p.Pick(n)
+	a := r.Forward.Pick(n)
 	if a != nil {
 		r.log = append(r.log, fmt.Sprintf("%v %v job %s phase %d", r.v.Now(), n, a.Job().Key(), a.Phase()))
 	}
 	return a
 }
-func (r *recorder) JobSubmitted(j *sched.Job) {
-	if o, ok := r.p.(sched.SubmitObserver); ok {
-		o.JobSubmitted(j)
-	}
-}
-func (r *recorder) JobAdmitted(j *sched.Job) {
-	if o, ok := r.p.(sched.AdmitObserver); ok {
-		o.JobAdmitted(j)
-	}
-}
-func (r *recorder) JobFinished(j *sched.Job) {
-	if o, ok := r.p.(sched.FinishObserver); ok {
-		o.JobFinished(j)
-	}
-}
-func (r *recorder) AsksChanged(j *sched.Job) {
-	if o, ok := r.p.(sched.AskObserver); ok {
-		o.AsksChanged(j)
-	}
-}
+
 func (r *recorder) ContainerChanged(c *sched.Container, from sched.ContainerState) {
-	if o, ok := r.p.(sched.ContainerObserver); ok {
-		o.ContainerChanged(c, from)
-	}
+	r.Forward.ContainerChanged(c, from)
 	r.log = append(r.log, fmt.Sprintf("%v %v %v", r.v.Now(), c, c.State()))
-}
-func (r *recorder) NodeUpdated(n *cluster.Node) {
-	if o, ok := r.p.(sched.NodeObserver); ok {
-		o.NodeUpdated(n)
-	}
-}
-func (r *recorder) TickEvery() clock.Duration {
-	if o, ok := r.p.(sched.Ticker); ok {
-		return o.TickEvery()
-	}
-	return 0
-}
-func (r *recorder) Tick(now clock.Time) {
-	if o, ok := r.p.(sched.Ticker); ok {
-		o.Tick(now)
-	}
 }
 
 // firstDifference returns the first differing line of two logs with some

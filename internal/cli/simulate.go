@@ -31,6 +31,8 @@ type runFlags struct {
 	json      bool
 	quiet     bool
 	cpuprof   string
+
+	adm admission.Factory // parsed from admission by prepare
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -103,14 +105,27 @@ func loadWorkload(path string, stderr io.Writer) (*workload.Workload, error) {
 	return w, nil
 }
 
-func simulateOne(w *workload.Workload, f *runFlags, j job, progress func(sim.Progress)) (*outcome, error) {
-	adm, err := admission.Parse(f.admission)
+// prepare checks every policy and the admission controller before loading
+// the workload, so that a typo fails at once, not after a long parse.
+func (f *runFlags) prepare(policies []string, stderr io.Writer) ([]job, *workload.Workload, error) {
+	jobs, err := parsePolicies(policies)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, nil, err
 	}
+	if f.adm, err = admission.Parse(f.admission); err != nil {
+		return nil, nil, usageError{err}
+	}
+	w, err := loadWorkload(f.workload, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return jobs, w, nil
+}
+
+func simulateOne(w *workload.Workload, f *runFlags, j job, progress func(sim.Progress)) (*outcome, error) {
 	opts := sim.Options{Seed: f.seed, Policy: j.factory, Progress: progress, ProgressEvery: 1 << 16}
-	if adm != nil {
-		opts.Admission = adm
+	if f.adm != nil {
+		opts.Admission = f.adm
 	}
 	start := time.Now()
 	res, err := sim.Run(w, opts)
@@ -152,14 +167,7 @@ except wall_s, the host time the run took.`,
 			if pol == "" {
 				return usagef("no policy: pass -p POLICY (known: %s)", strings.Join(policy.Names(), ", "))
 			}
-			jobs, err := parsePolicies([]string{pol})
-			if err != nil {
-				return err
-			}
-			if _, err := admission.Parse(f.admission); err != nil {
-				return usageError{err}
-			}
-			w, err := loadWorkload(f.workload, cmd.ErrOrStderr())
+			jobs, w, err := f.prepare([]string{pol}, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -216,14 +224,7 @@ continues the previous policy's parameters).
 			if len(list) == 0 {
 				list = policy.Names()
 			}
-			jobs, err := parsePolicies(list)
-			if err != nil {
-				return err
-			}
-			if _, err := admission.Parse(f.admission); err != nil {
-				return usageError{err}
-			}
-			w, err := loadWorkload(f.workload, cmd.ErrOrStderr())
+			jobs, w, err := f.prepare(list, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

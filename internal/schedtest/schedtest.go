@@ -146,6 +146,8 @@ func (f *forcing) NodeUpdated(n *cluster.Node) {
 func (f *forcing) ContainerChanged(c *sched.Container, from sched.ContainerState) {
 	f.pol.ContainerChanged(c, from)
 }
+func (f *forcing) TickEvery() clock.Duration { return f.pol.TickEvery() }
+func (f *forcing) Tick(now clock.Time)       { f.pol.Tick(now) }
 
 // Driver methods.
 
@@ -237,3 +239,58 @@ func (h *Harness) Complete(c *sched.Container) {
 // Pick asks the policy under test what it would place on node id, without
 // placing it.
 func (h *Harness) Pick(node int) *sched.Ask { return h.pol.Pick(h.Node(node)) }
+
+// Step changes the harness's state; tests build setups from steps.
+type Step func(h *Harness, jobs []*sched.Job)
+
+// PlaceN places n containers of job i's phase (sched.AMPhase for its AM) on
+// node 0.
+func PlaceN(i, phase, n int) Step {
+	return func(h *Harness, js []*sched.Job) {
+		for range n {
+			h.Place(js[i], phase, 0)
+		}
+	}
+}
+
+// Steps runs steps in order.
+func Steps(steps ...Step) Step {
+	return func(h *Harness, js []*sched.Job) {
+		for _, s := range steps {
+			s(h, js)
+		}
+	}
+}
+
+// PickCase is one row of a policy-ordering table: jobs are submitted, setup
+// runs, and the policy's pick on node 0 must be Want's job (its AM or not).
+type PickCase struct {
+	Name   string
+	Nodes  []resource.Vector
+	Queues []sched.QueueSpec
+	Jobs   []sched.JobSpec
+	Setup  Step
+	Want   string // key of the job picked; "" for none
+	WantAM bool
+}
+
+// Run checks the case against a policy built by newPolicy.
+func (c PickCase) Run(t *testing.T, newPolicy func(v *sched.View) (sched.Policy, error)) {
+	t.Helper()
+	h := New(t, Config{Nodes: c.Nodes, Queues: c.Queues, Policy: newPolicy})
+	var js []*sched.Job
+	for _, s := range c.Jobs {
+		js = append(js, h.Submit(s))
+	}
+	if c.Setup != nil {
+		c.Setup(h, js)
+	}
+	a := h.Pick(0)
+	got := ""
+	if a != nil {
+		got = a.Job().Key()
+	}
+	if got != c.Want || (a != nil && a.IsAM() != c.WantAM) {
+		t.Fatalf("picked %q (AM %v), want %q (AM %v)", got, a != nil && a.IsAM(), c.Want, c.WantAM)
+	}
+}

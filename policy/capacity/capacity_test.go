@@ -10,6 +10,9 @@ import (
 )
 
 func job(key, queue string, am resource.Vector, tasks int) sched.JobSpec {
+	if queue == "" {
+		queue = "default"
+	}
 	return sched.JobSpec{Key: key, Queue: queue, AM: am, Phases: []sched.PhaseSpec{{Tasks: tasks, Request: one, StartAfter: 1}}}
 }
 
@@ -19,88 +22,49 @@ var (
 	two  = resource.New(2, 2048)
 )
 
-func place(i, phase, n int) func(h *schedtest.Harness, js []*sched.Job) {
-	return func(h *schedtest.Harness, js []*sched.Job) {
-		for range n {
-			h.Place(js[i], phase, 0)
-		}
-	}
-}
-
-func steps(fs ...func(h *schedtest.Harness, js []*sched.Job)) func(h *schedtest.Harness, js []*sched.Job) {
-	return func(h *schedtest.Harness, js []*sched.Job) {
-		for _, f := range fs {
-			f(h, js)
-		}
-	}
-}
-
 func TestCapacityOrdering(t *testing.T) {
+	place, steps := schedtest.PlaceN, schedtest.Steps
 	twoQueues := func(yMax float64) []sched.QueueSpec {
 		return []sched.QueueSpec{{Name: "x", Capacity: 0.5, MaxCapacity: 1}, {Name: "y", Capacity: 0.5, MaxCapacity: yMax}}
 	}
-	tests := []struct {
-		name   string
-		node   resource.Vector
-		amPct  float64
-		queues []sched.QueueSpec
-		jobs   []sched.JobSpec
-		setup  func(h *schedtest.Harness, js []*sched.Job)
-		want   string
-		wantAM bool
-	}{
-		{name: "the most under-served queue first", queues: twoQueues(1),
-			jobs:  []sched.JobSpec{job("a", "x", none, 9), job("b", "y", none, 9)},
-			setup: steps(place(0, 0, 3), place(1, 0, 1)), want: "b"},
-		{name: "a queue at its ceiling is passed over", queues: twoQueues(0.3),
-			jobs:  []sched.JobSpec{job("a", "x", none, 9), job("b", "y", none, 9)},
-			setup: steps(place(0, 0, 4), place(1, 0, 3)), want: "a"},
-		{name: "first in, first out inside a queue", jobs: []sched.JobSpec{job("a", "", none, 9), job("b", "", none, 9)},
-			setup: steps(place(1, 0, 2), place(0, 0, 1)), want: "a"},
-		{name: "an earlier job's AM before a later job's tasks", jobs: []sched.JobSpec{job("a", "", one, 2), job("b", "", none, 2)},
-			want: "a", wantAM: true},
-		{name: "the AM limit holds back AMs past max_am_percent", amPct: 0.1,
-			jobs:  []sched.JobSpec{job("a", "", one, 9), job("b", "", one, 9)},
-			setup: place(0, -1, 1), want: "a"},
-		{name: "the first AM of a queue always runs", amPct: 0.05, jobs: []sched.JobSpec{job("a", "", one, 9)}, want: "a", wantAM: true},
-		{name: "an AM too big for the limit lets a smaller one through", node: resource.New(20, 20480), amPct: 0.1,
-			jobs:  []sched.JobSpec{job("a", "", one, 9), job("b", "", two, 9), job("c", "", one, 9)},
-			setup: steps(place(0, -1, 1), place(0, 0, 9)), want: "c", wantAM: true},
+	type row = struct {
+		schedtest.PickCase
+		amPct float64
+	}
+	tests := []row{
+		{PickCase: schedtest.PickCase{Name: "the most under-served queue first", Queues: twoQueues(1),
+			Jobs:  []sched.JobSpec{job("a", "x", none, 9), job("b", "y", none, 9)},
+			Setup: steps(place(0, 0, 3), place(1, 0, 1)), Want: "b"}},
+		{PickCase: schedtest.PickCase{Name: "a queue at its ceiling is passed over", Queues: twoQueues(0.3),
+			Jobs:  []sched.JobSpec{job("a", "x", none, 9), job("b", "y", none, 9)},
+			Setup: steps(place(0, 0, 4), place(1, 0, 3)), Want: "a"}},
+		{PickCase: schedtest.PickCase{Name: "first in, first out inside a queue",
+			Jobs:  []sched.JobSpec{job("a", "", none, 9), job("b", "", none, 9)},
+			Setup: steps(place(1, 0, 2), place(0, 0, 1)), Want: "a"}},
+		{PickCase: schedtest.PickCase{Name: "an earlier job's AM before a later job's tasks",
+			Jobs: []sched.JobSpec{job("a", "", one, 2), job("b", "", none, 2)}, Want: "a", WantAM: true}},
+		{PickCase: schedtest.PickCase{Name: "the AM limit holds back AMs past max_am_percent",
+			Jobs:  []sched.JobSpec{job("a", "", one, 9), job("b", "", one, 9)},
+			Setup: place(0, -1, 1), Want: "a"}, amPct: 0.1},
+		{PickCase: schedtest.PickCase{Name: "the first AM of a queue always runs",
+			Jobs: []sched.JobSpec{job("a", "", one, 9)}, Want: "a", WantAM: true}, amPct: 0.05},
+		{PickCase: schedtest.PickCase{Name: "an AM too big for the limit lets a smaller one through",
+			Nodes: []resource.Vector{resource.New(20, 20480)},
+			Jobs:  []sched.JobSpec{job("a", "", one, 9), job("b", "", two, 9), job("c", "", one, 9)},
+			Setup: steps(place(0, -1, 1), place(0, 0, 9)), Want: "c", WantAM: true}, amPct: 0.1},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.Name, func(t *testing.T) {
 			pct := tt.amPct
 			if pct == 0 {
 				pct = 0.1
 			}
-			node := tt.node
-			if node.IsZero() {
-				node = resource.New(10, 10240)
+			if tt.Nodes == nil {
+				tt.Nodes = []resource.Vector{resource.New(10, 10240)}
 			}
-			h := schedtest.New(t, schedtest.Config{
-				Nodes: []resource.Vector{node}, Queues: tt.queues,
-				Policy: func(v *sched.View) (sched.Policy, error) {
-					return capacity.New(v, capacity.Config{MaxAMPercent: pct}), nil
-				},
+			tt.Run(t, func(v *sched.View) (sched.Policy, error) {
+				return capacity.New(v, capacity.Config{MaxAMPercent: pct}), nil
 			})
-			var js []*sched.Job
-			for _, s := range tt.jobs {
-				if s.Queue == "" {
-					s.Queue = "default"
-				}
-				js = append(js, h.Submit(s))
-			}
-			if tt.setup != nil {
-				tt.setup(h, js)
-			}
-			a := h.Pick(0)
-			got := ""
-			if a != nil {
-				got = a.Job().Key()
-			}
-			if got != tt.want || (a != nil && a.IsAM() != tt.wantAM) {
-				t.Fatalf("picked %q (AM %v), want %q (AM %v)", got, a != nil && a.IsAM(), tt.want, tt.wantAM)
-			}
 		})
 	}
 }

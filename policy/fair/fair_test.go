@@ -10,6 +10,9 @@ import (
 )
 
 func job(key, queue string, am resource.Vector, tasks int, req resource.Vector) sched.JobSpec {
+	if queue == "" {
+		queue = "default"
+	}
 	return sched.JobSpec{Key: key, Queue: queue, AM: am, Phases: []sched.PhaseSpec{{Tasks: tasks, Request: req, StartAfter: 1}}}
 }
 
@@ -23,90 +26,54 @@ var (
 	node16 = resource.New(16, 16384)
 )
 
-// place puts n containers of job i's phase (or AM) on node 0.
-func place(i, phase, n int) func(h *schedtest.Harness, js []*sched.Job) {
-	return func(h *schedtest.Harness, js []*sched.Job) {
-		for range n {
-			h.Place(js[i], phase, 0)
-		}
-	}
-}
-
-func steps(fs ...func(h *schedtest.Harness, js []*sched.Job)) func(h *schedtest.Harness, js []*sched.Job) {
-	return func(h *schedtest.Harness, js []*sched.Job) {
-		for _, f := range fs {
-			f(h, js)
-		}
-	}
-}
-
 func TestFairAndDRFOrdering(t *testing.T) {
-	tests := []struct {
-		name   string
-		mode   fair.Mode
-		amShr  float64
-		queues []sched.QueueSpec
-		jobs   []sched.JobSpec
-		setup  func(h *schedtest.Harness, js []*sched.Job)
-		want   string
-		wantAM bool
-	}{
-		{name: "lowest memory usage first", jobs: []sched.JobSpec{job("a", "", none, 9, mem2), job("b", "", none, 9, small)},
-			setup: steps(place(0, 0, 2), place(1, 0, 1)), want: "b"},
-		{name: "equal usage goes to the earlier job", jobs: []sched.JobSpec{job("a", "", none, 9, small), job("b", "", none, 9, small)},
-			setup: steps(place(1, 0, 1), place(0, 0, 1)), want: "a"},
-		{name: "a job waiting for its AM has the lowest share", jobs: []sched.JobSpec{job("a", "", none, 9, small), job("c", "", small, 1, small)},
-			setup: place(0, 0, 1), want: "c", wantAM: true},
-		{name: "max_am_share holds back the AM that would exceed it", amShr: 0.5,
-			jobs:  []sched.JobSpec{job("a", "", amBig, 3, small), job("b", "", amBig, 3, small), job("c", "", amBig, 3, small)},
-			setup: steps(place(0, -1, 1), place(1, -1, 1), place(0, 0, 1)), want: "b"},
-		{name: "max_am_share -1 disables the limit", amShr: -1,
-			jobs:  []sched.JobSpec{job("a", "", amBig, 3, small), job("b", "", amBig, 3, small), job("c", "", amBig, 3, small)},
-			setup: steps(place(0, -1, 1), place(1, -1, 1), place(0, 0, 1)), want: "c", wantAM: true},
-		{name: "the first AM of a queue is always allowed", amShr: 0.1, jobs: []sched.JobSpec{job("a", "", amBig, 3, small)}, want: "a", wantAM: true},
-		{name: "fair measures memory", jobs: []sched.JobSpec{job("a", "", none, 9, mem4), job("b", "", none, 9, cpu6)},
-			setup: steps(place(0, 0, 1), place(1, 0, 1)), want: "b"},
-		{name: "drf measures the dominant resource", mode: fair.DRF, jobs: []sched.JobSpec{job("a", "", none, 9, mem4), job("b", "", none, 9, cpu6)},
-			setup: steps(place(0, 0, 1), place(1, 0, 1)), want: "a"},
-		{name: "the queue furthest below its share first",
-			queues: []sched.QueueSpec{{Name: "x", Capacity: 0.5, MaxCapacity: 1}, {Name: "y", Capacity: 0.5, MaxCapacity: 1}},
-			jobs:   []sched.JobSpec{job("a", "x", none, 9, small), job("b", "x", none, 9, small), job("c", "y", none, 9, small)},
-			setup:  steps(place(0, 0, 1), place(1, 0, 1), place(2, 0, 1)), want: "c"},
-		{name: "queue shares are weighted by capacity",
-			queues: []sched.QueueSpec{{Name: "x", Capacity: 0.8, MaxCapacity: 1}, {Name: "y", Capacity: 0.2, MaxCapacity: 1}},
-			jobs:   []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, small)},
-			setup:  steps(place(0, 0, 2), place(1, 0, 1)), want: "a"},
+	place, steps := schedtest.PlaceN, schedtest.Steps
+	type row = struct {
+		schedtest.PickCase
+		mode  fair.Mode
+		amShr float64
+	}
+	tests := []row{
+		{PickCase: schedtest.PickCase{Name: "lowest memory usage first",
+			Jobs:  []sched.JobSpec{job("a", "", none, 9, mem2), job("b", "", none, 9, small)},
+			Setup: steps(place(0, 0, 2), place(1, 0, 1)), Want: "b"}},
+		{PickCase: schedtest.PickCase{Name: "equal usage goes to the earlier job",
+			Jobs:  []sched.JobSpec{job("a", "", none, 9, small), job("b", "", none, 9, small)},
+			Setup: steps(place(1, 0, 1), place(0, 0, 1)), Want: "a"}},
+		{PickCase: schedtest.PickCase{Name: "a job waiting for its AM has the lowest share",
+			Jobs:  []sched.JobSpec{job("a", "", none, 9, small), job("c", "", small, 1, small)},
+			Setup: place(0, 0, 1), Want: "c", WantAM: true}},
+		{PickCase: schedtest.PickCase{Name: "max_am_share holds back the AM that would exceed it",
+			Jobs:  []sched.JobSpec{job("a", "", amBig, 3, small), job("b", "", amBig, 3, small), job("c", "", amBig, 3, small)},
+			Setup: steps(place(0, -1, 1), place(1, -1, 1), place(0, 0, 1)), Want: "b"}, amShr: 0.5},
+		{PickCase: schedtest.PickCase{Name: "max_am_share -1 disables the limit",
+			Jobs:  []sched.JobSpec{job("a", "", amBig, 3, small), job("b", "", amBig, 3, small), job("c", "", amBig, 3, small)},
+			Setup: steps(place(0, -1, 1), place(1, -1, 1), place(0, 0, 1)), Want: "c", WantAM: true}, amShr: -1},
+		{PickCase: schedtest.PickCase{Name: "the first AM of a queue is always allowed",
+			Jobs: []sched.JobSpec{job("a", "", amBig, 3, small)}, Want: "a", WantAM: true}, amShr: 0.1},
+		{PickCase: schedtest.PickCase{Name: "fair measures memory",
+			Jobs:  []sched.JobSpec{job("a", "", none, 9, mem4), job("b", "", none, 9, cpu6)},
+			Setup: steps(place(0, 0, 1), place(1, 0, 1)), Want: "b"}},
+		{PickCase: schedtest.PickCase{Name: "drf measures the dominant resource",
+			Jobs:  []sched.JobSpec{job("a", "", none, 9, mem4), job("b", "", none, 9, cpu6)},
+			Setup: steps(place(0, 0, 1), place(1, 0, 1)), Want: "a"}, mode: fair.DRF},
+		{PickCase: schedtest.PickCase{Name: "the queue furthest below its share first", Queues: []sched.QueueSpec{{Name: "x", Capacity: 0.5, MaxCapacity: 1}, {Name: "y", Capacity: 0.5, MaxCapacity: 1}},
+			Jobs:  []sched.JobSpec{job("a", "x", none, 9, small), job("b", "x", none, 9, small), job("c", "y", none, 9, small)},
+			Setup: steps(place(0, 0, 1), place(1, 0, 1), place(2, 0, 1)), Want: "c"}},
+		{PickCase: schedtest.PickCase{Name: "queue shares are weighted by capacity", Queues: []sched.QueueSpec{{Name: "x", Capacity: 0.8, MaxCapacity: 1}, {Name: "y", Capacity: 0.2, MaxCapacity: 1}},
+			Jobs:  []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, small)},
+			Setup: steps(place(0, 0, 2), place(1, 0, 1)), Want: "a"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.Name, func(t *testing.T) {
 			amShare := tt.amShr
 			if amShare == 0 {
 				amShare = 0.5
 			}
-			h := schedtest.New(t, schedtest.Config{
-				Nodes: []resource.Vector{node16}, Queues: tt.queues,
-				Policy: func(v *sched.View) (sched.Policy, error) {
-					return fair.New(v, fair.Config{Mode: tt.mode, MaxAMShare: amShare}), nil
-				},
+			tt.Nodes = []resource.Vector{node16}
+			tt.Run(t, func(v *sched.View) (sched.Policy, error) {
+				return fair.New(v, fair.Config{Mode: tt.mode, MaxAMShare: amShare}), nil
 			})
-			var js []*sched.Job
-			for _, s := range tt.jobs {
-				if s.Queue == "" {
-					s.Queue = "default"
-				}
-				js = append(js, h.Submit(s))
-			}
-			if tt.setup != nil {
-				tt.setup(h, js)
-			}
-			a := h.Pick(0)
-			got := ""
-			if a != nil {
-				got = a.Job().Key()
-			}
-			if got != tt.want || (a != nil && a.IsAM() != tt.wantAM) {
-				t.Fatalf("picked %q (AM %v), want %q (AM %v)", got, a != nil && a.IsAM(), tt.want, tt.wantAM)
-			}
 		})
 	}
 }

@@ -10,54 +10,32 @@ import (
 )
 
 func job(key string, am resource.Vector, tasks int, req resource.Vector) sched.JobSpec {
-	return sched.JobSpec{Key: key, AM: am, Phases: []sched.PhaseSpec{{Tasks: tasks, Request: req, StartAfter: 1}}}
+	return sched.JobSpec{Key: key, AM: am, Queue: "default", Phases: []sched.PhaseSpec{{Tasks: tasks, Request: req, StartAfter: 1}}}
 }
 
 var (
 	none = resource.Vector{}
 	one  = resource.New(1, 1024)
 	big  = resource.New(3, 1024)
+	node = []resource.Vector{resource.New(4, 8192)}
+	fill = schedtest.PlaceN(1, 0, 2) // job 1 takes 2 of the 4 vcores
 )
 
 func TestFIFOOrdering(t *testing.T) {
 	tests := []struct {
-		name   string
+		schedtest.PickCase
 		strict bool
-		jobs   []sched.JobSpec
-		setup  func(h *schedtest.Harness, js []*sched.Job)
-		want   string // job key picked, "" for nothing
-		wantAM bool
 	}{
-		{name: "earliest job first", jobs: []sched.JobSpec{job("a", none, 2, one), job("b", none, 2, one)}, want: "a"},
-		{name: "head too big, later job fits", jobs: []sched.JobSpec{job("a", none, 1, big), job("b", none, 3, one)},
-			setup: func(h *schedtest.Harness, js []*sched.Job) { h.Place(js[1], 0, 0); h.Place(js[1], 0, 0) }, want: "b"},
-		{name: "strict: head too big blocks everyone", strict: true, jobs: []sched.JobSpec{job("a", none, 1, big), job("b", none, 3, one)},
-			setup: func(h *schedtest.Harness, js []*sched.Job) { h.Place(js[1], 0, 0); h.Place(js[1], 0, 0) }, want: ""},
-		{name: "an earlier job's AM before a later job's tasks", jobs: []sched.JobSpec{job("a", one, 1, one), job("b", none, 1, one)}, want: "a", wantAM: true},
-		{name: "a job with nothing left to ask is skipped", jobs: []sched.JobSpec{job("a", none, 1, one), job("b", none, 1, one)},
-			setup: func(h *schedtest.Harness, js []*sched.Job) { h.Place(js[0], 0, 0) }, want: "b"},
+		{PickCase: schedtest.PickCase{Name: "earliest job first", Jobs: []sched.JobSpec{job("a", none, 2, one), job("b", none, 2, one)}, Want: "a"}},
+		{PickCase: schedtest.PickCase{Name: "head too big, a later job uses the node", Jobs: []sched.JobSpec{job("a", none, 1, big), job("b", none, 3, one)}, Setup: fill, Want: "b"}},
+		{PickCase: schedtest.PickCase{Name: "strict: a head too big blocks everyone", Jobs: []sched.JobSpec{job("a", none, 1, big), job("b", none, 3, one)}, Setup: fill}, strict: true},
+		{PickCase: schedtest.PickCase{Name: "an earlier job's AM before a later job's tasks", Jobs: []sched.JobSpec{job("a", one, 1, one), job("b", none, 1, one)}, Want: "a", WantAM: true}},
+		{PickCase: schedtest.PickCase{Name: "a job with nothing left to ask is skipped", Jobs: []sched.JobSpec{job("a", none, 1, one), job("b", none, 1, one)}, Setup: schedtest.PlaceN(0, 0, 1), Want: "b"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := schedtest.New(t, schedtest.Config{
-				Nodes:  []resource.Vector{resource.New(4, 8192)},
-				Policy: func(v *sched.View) (sched.Policy, error) { return fifo.New(v, fifo.Config{Strict: tt.strict}), nil },
-			})
-			var js []*sched.Job
-			for _, s := range tt.jobs {
-				js = append(js, h.Submit(s))
-			}
-			if tt.setup != nil {
-				tt.setup(h, js)
-			}
-			a := h.Pick(0)
-			got := ""
-			if a != nil {
-				got = a.Job().Key()
-			}
-			if got != tt.want || (a != nil && a.IsAM() != tt.wantAM) {
-				t.Fatalf("picked %q (AM %v), want %q (AM %v)", got, a != nil && a.IsAM(), tt.want, tt.wantAM)
-			}
+		t.Run(tt.Name, func(t *testing.T) {
+			tt.Nodes = node
+			tt.Run(t, func(v *sched.View) (sched.Policy, error) { return fifo.New(v, fifo.Config{Strict: tt.strict}), nil })
 		})
 	}
 }
