@@ -298,7 +298,7 @@ func (c *Core) retryAdmission() {
 	for c.waitHead < len(c.waiting) {
 		j := c.waiting[c.waitHead]
 		if !c.admission.Admit(j) {
-			return
+			break
 		}
 		c.waiting[c.waitHead] = nil
 		c.waitHead++

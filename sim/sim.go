@@ -76,7 +76,6 @@ type Result struct {
 	// (share × µs) up to LastTaskDone.
 	UtilArea     float64
 	LastTaskDone clock.Time
-	Capacity     resource.Vector
 	Policy       sched.Policy
 	Admission    sched.Admission
 }
@@ -89,8 +88,7 @@ const idleTicks = 10
 type nodeState struct {
 	offset    clock.Duration // heartbeat phase in [0, period)
 	beatAt    clock.Time     // queued heartbeat, or -1
-	lastBeat  clock.Time
-	sweepOnly bool // the queued heartbeat was asked for by the sweep alone
+	sweepOnly bool           // the queued heartbeat was asked for by the sweep alone
 	reports   []report
 }
 
@@ -187,7 +185,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	n := len(caps)
 	s.nodes = make([]nodeState, n)
 	for i := range s.nodes {
-		s.nodes[i] = nodeState{beatAt: -1, lastBeat: -1}
+		s.nodes[i] = nodeState{beatAt: -1}
 		if !s.ideal {
 			s.nodes[i].offset = clock.Duration(phaseRNG.Int64N(int64(s.nodePeriod)))
 		}
@@ -462,7 +460,6 @@ func (s *simulator) nodeBeat(id int) {
 		s.q.pushBeat(ns.beatAt, int32(id), p)
 	}
 	if len(ns.reports) > 0 || !ns.sweepOnly || (s.accept.has(int(p)) && s.core.HasDemand()) {
-		ns.lastBeat = s.now
 		n := s.cl.Node(cluster.NodeID(id))
 		for i, r := range ns.reports {
 			s.core.Report(s.now, r.ct, r.state)
@@ -598,11 +595,10 @@ func (s *simulator) pass() {
 
 func (s *simulator) result() *Result {
 	r := &Result{
-		Jobs:     make([]JobResult, len(s.w.Jobs)),
-		Events:   s.events,
-		End:      s.now,
-		Capacity: s.cl.Capacity(),
-		Policy:   s.core.Policy(), Admission: s.core.Admission(),
+		Jobs:   make([]JobResult, len(s.w.Jobs)),
+		Events: s.events,
+		End:    s.now,
+		Policy: s.core.Policy(), Admission: s.core.Admission(),
 	}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
 	for i := range r.Jobs {
