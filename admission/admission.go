@@ -1,11 +1,14 @@
 // Package admission holds the admission controllers that decide which
 // submitted jobs may start their ApplicationMaster, and the registry that
-// builds one from a command-line spec ("none", "static:<vcores>").
+// builds one from a command-line spec ("none", "static:<vcores>",
+// "autoadmin:key=value,..."). Each controller registers itself from its own
+// file in this package.
 package admission
 
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -13,41 +16,71 @@ import (
 	"github.com/spindle-sched/spindle/sched"
 )
 
-// Names lists the controllers with a one-line description each.
-func Names() [][2]string {
-	return [][2]string{
-		{"none", "admit every job at once (YARN's default)"},
-		{"static:<vcores>", "keep <vcores> of the cluster for task containers: a job's AM is admitted only while AMs leave that much free (AutoAdmin's static reservation)"},
-	}
+// Factory builds a controller against the core's view; nil means "none".
+type Factory func(v *sched.View) (sched.Admission, error)
+
+// Entry describes one controller.
+type Entry struct {
+	Name    string // as typed: "none", "static:<vcores>"
+	Summary string
+	Rank    int
+	// Build parses the text after "name:" (hasArg tells whether there was
+	// a colon at all).
+	Build func(arg string, hasArg bool) (Factory, error)
 }
 
-// Factory builds a controller against the core's view.
-type Factory func(v *sched.View) (sched.Admission, error)
+var entries []Entry
+
+func register(e Entry) {
+	entries = append(entries, e)
+	sort.SliceStable(entries, func(a, b int) bool { return entries[a].Rank < entries[b].Rank })
+}
+
+// Entries lists the controllers.
+func Entries() []Entry { return entries }
+
+func (e Entry) base() string { name, _, _ := strings.Cut(e.Name, ":"); return name }
 
 // Parse turns a spec into a factory. The empty spec means "none".
 func Parse(spec string) (Factory, error) {
 	spec = strings.TrimSpace(spec)
 	name, arg, hasArg := strings.Cut(spec, ":")
-	switch name {
-	case "", "none":
-		if hasArg {
-			return nil, fmt.Errorf("admission none takes no argument")
-		}
-		return nil, nil
-	case "static":
-		if !hasArg {
-			return nil, fmt.Errorf("admission static needs an amount: static:<vcores>, e.g. static:32")
-		}
-		vc, err := strconv.ParseFloat(strings.TrimSpace(arg), 64)
-		if err != nil || vc < 0 || math.IsInf(vc, 0) || vc != vc {
-			return nil, fmt.Errorf("admission static: %q is not a non-negative number of vcores", arg)
-		}
-		milli := int64(math.Round(vc * resource.MilliPerVCore))
-		return func(v *sched.View) (sched.Admission, error) {
-			return &Static{v: v, Reserve: milli}, nil
-		}, nil
+	if name == "" {
+		name = "none"
 	}
-	return nil, fmt.Errorf("unknown admission controller %q (known: none, static:<vcores>)", name)
+	var known []string
+	for _, e := range entries {
+		if e.base() == name {
+			return e.Build(strings.TrimSpace(arg), hasArg)
+		}
+		known = append(known, e.Name)
+	}
+	return nil, fmt.Errorf("unknown admission controller %q (known: %s)", name, strings.Join(known, ", "))
+}
+
+func init() {
+	register(Entry{Name: "none", Rank: 10, Summary: "admit every job at once (YARN's default)",
+		Build: func(_ string, hasArg bool) (Factory, error) {
+			if hasArg {
+				return nil, fmt.Errorf("admission none takes no argument")
+			}
+			return nil, nil
+		}})
+	register(Entry{Name: "static:<vcores>", Rank: 20,
+		Summary: "keep <vcores> of the cluster for task containers: a job's AM is admitted only while AMs leave that much free (AutoAdmin's static reservation)",
+		Build: func(arg string, hasArg bool) (Factory, error) {
+			if !hasArg {
+				return nil, fmt.Errorf("admission static needs an amount: static:<vcores>, e.g. static:32")
+			}
+			vc, err := strconv.ParseFloat(arg, 64)
+			if err != nil || vc < 0 || math.IsInf(vc, 0) || vc != vc {
+				return nil, fmt.Errorf("admission static: %q is not a non-negative number of vcores", arg)
+			}
+			milli := int64(math.Round(vc * resource.MilliPerVCore))
+			return func(v *sched.View) (sched.Admission, error) {
+				return &Static{v: v, Reserve: milli}, nil
+			}, nil
+		}})
 }
 
 // Static keeps a fixed amount of vcores for task containers: a waiting job

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
@@ -71,6 +72,7 @@ type Summary struct {
 	Policy          string                      `json:"policy"`
 	Admission       string                      `json:"admission"`
 	Estimates       string                      `json:"estimates"`
+	EstimateError   float64                     `json:"estimate_error"`
 	Seed            uint64                      `json:"seed"`
 	Workload        string                      `json:"workload"`
 	Nodes           int                         `json:"nodes"`
@@ -89,14 +91,32 @@ type Summary struct {
 	UtilizationAvg  float64                     `json:"utilization_avg"`
 	Categories      map[Category]*CategoryStats `json:"categories"`
 	DeadlineMetFrac *float64                    `json:"deadline_met_frac"`
-	Events          uint64                      `json:"events"`
-	EndS            float64                     `json:"end_s"`
-	WallS           float64                     `json:"wall_s"`
+	// Lateness is how far past its deadline a completed job with a goal
+	// finished, 0 when on time; null when no completed job has a goal.
+	LatenessAvgS *float64 `json:"lateness_avg_s"`
+	LatenessP95S *float64 `json:"lateness_p95_s"`
+	// ExternalUnmet is the external (non-YARN) demand that found no room,
+	// in resource-seconds; null when the cluster has no external load.
+	ExternalUnmet *Unmet  `json:"external_unmet"`
+	Events        uint64  `json:"events"`
+	EndS          float64 `json:"end_s"`
+	WallS         float64 `json:"wall_s"`
+
+	// Reports holds policy and admission internals by section name; each
+	// is written as a top-level key of the JSON object.
+	Reports map[string]any `json:"-"`
+}
+
+// Unmet is external demand that found no room, per resource.
+type Unmet struct {
+	VCoreS    float64 `json:"vcore_s"`
+	MemoryMBS float64 `json:"memory_mb_s"`
 }
 
 // Run identifies a run for its summary.
 type Run struct {
 	Policy, Admission, Estimates, Workload string
+	EstimateError                          float64
 	Seed                                   uint64
 }
 
@@ -131,7 +151,8 @@ func Jobs(w *workload.Workload, r *sim.Result) []Job {
 // Summarize computes the summary of a run.
 func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summary {
 	s := &Summary{
-		Policy: run.Policy, Admission: run.Admission, Estimates: run.Estimates, Seed: run.Seed, Workload: run.Workload,
+		Policy: run.Policy, Admission: run.Admission, Estimates: run.Estimates, EstimateError: run.EstimateError,
+		Seed: run.Seed, Workload: run.Workload,
 		Nodes: w.Cluster.NumNodes(), Tasks: w.TotalTasks(),
 		JobsTotal: len(jobs), Deadlocked: r.Deadlocked, StuckJobs: r.Stuck,
 		Events: r.Events, EndS: secs(r.End),
@@ -145,6 +166,7 @@ func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summar
 	var waits, jcts []float64
 	cat := map[Category]*struct{ waits, jcts []float64 }{Small: {}, Large: {}}
 	goals, met := 0, 0
+	var late []float64
 	for _, j := range jobs {
 		firstSubmit = math.Min(firstSubmit, j.Submit)
 		c := cat[j.Category]
@@ -160,6 +182,9 @@ func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summar
 		}
 		s.JobsCompleted++
 		s.Categories[j.Category].Completed++
+		if j.Deadline != nil {
+			late = append(late, math.Max(0, *j.JCT-*j.Deadline))
+		}
 		lastDone = math.Max(lastDone, *j.Finish)
 		jcts = append(jcts, *j.JCT)
 		c.jcts = append(c.jcts, *j.JCT)
@@ -185,6 +210,19 @@ func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summar
 	}
 	if goals > 0 {
 		s.DeadlineMetFrac = ptr(float64(met) / float64(goals))
+	}
+	s.LatenessAvgS, s.LatenessP95S = mean(late), quantile(late, 0.95)
+	if w.Cluster.ExternalLoad != nil {
+		s.ExternalUnmet = &Unmet{VCoreS: r.ExternalUnmet[0], MemoryMBS: r.ExternalUnmet[1]}
+	}
+	for _, x := range []any{r.Policy, r.Admission} {
+		if rep, ok := x.(sched.Reporter); ok {
+			name, data := rep.Report()
+			if s.Reports == nil {
+				s.Reports = map[string]any{}
+			}
+			s.Reports[name] = data
+		}
 	}
 	return s
 }

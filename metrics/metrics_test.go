@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -66,5 +67,28 @@ func TestWriteCSV(t *testing.T) {
 		`"q""x",large,0.000001,,,,,,,` + "\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestSummaryJSONWithReports(t *testing.T) {
+	s := &Summary{Policy: "dress", Categories: map[Category]*CategoryStats{Small: {}, Large: {}},
+		Reports: map[string]any{"dress": map[string]float64{"delta": 0.25}, "autoadmin": []int{1, 2}}}
+	b, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := back.UnmarshalJSON(b); err != nil {
+		t.Fatal(err)
+	}
+	if back.Policy != "dress" || len(back.Reports) != 2 {
+		t.Fatalf("round trip lost data: %+v", back)
+	}
+	if string(back.Reports["dress"].(json.RawMessage)) != `{"delta":0.25}` {
+		t.Fatalf("dress section %s", back.Reports["dress"])
+	}
+	bad := &Summary{Reports: map[string]any{"policy": 1}}
+	if _, err := bad.MarshalJSON(); err == nil {
+		t.Fatal("a report may not shadow a summary field")
 	}
 }

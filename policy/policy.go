@@ -1,16 +1,15 @@
 // Package policy is the registry of scheduling policies: it maps the names of
-// the command-line contract (fifo, capacity, fair, drf, ...) to constructors
-// and documents each one's parameters.
+// the command-line contract (fifo, capacity, fair, drf, dress, ...) to
+// constructors and documents each one's parameters. Each policy registers
+// itself from its own file in this package, so adding one touches no other.
 package policy
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/spindle-sched/spindle/params"
-	"github.com/spindle-sched/spindle/policy/capacity"
-	"github.com/spindle-sched/spindle/policy/fair"
-	"github.com/spindle-sched/spindle/policy/fifo"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -21,28 +20,19 @@ type Factory func(v *sched.View) (sched.Policy, error)
 type Entry struct {
 	Name    string
 	Summary string
-	// build reads the parameters and returns the constructor; reading an
+	// Rank orders the listing: baselines first, then each paper's schemes.
+	Rank int
+	// Build reads the parameters and returns the constructor; reading an
 	// empty spec lists the parameters.
-	build func(r *params.Reader) Factory
+	Build func(r *params.Reader) Factory
 }
 
-var entries = []Entry{
-	{"fifo", "first in, first out: every free resource goes to the earliest job that can use it", func(r *params.Reader) Factory {
-		cfg := fifo.Params(r)
-		return func(v *sched.View) (sched.Policy, error) { return fifo.New(v, cfg), nil }
-	}},
-	{"capacity", "YARN Capacity: queues with guaranteed and maximum capacity, most under-served queue first, FIFO inside a queue, AM limit per queue", func(r *params.Reader) Factory {
-		cfg := capacity.Params(r)
-		return func(v *sched.View) (sched.Policy, error) { return capacity.New(v, cfg), nil }
-	}},
-	{"fair", "YARN Fair: the job furthest below its instantaneous fair share (memory) first, AM share limit", func(r *params.Reader) Factory {
-		cfg := fair.Params(r, fair.Memory)
-		return func(v *sched.View) (sched.Policy, error) { return fair.New(v, cfg), nil }
-	}},
-	{"drf", "dominant resource fairness: the job with the lowest dominant share first, AM share limit", func(r *params.Reader) Factory {
-		cfg := fair.Params(r, fair.DRF)
-		return func(v *sched.View) (sched.Policy, error) { return fair.New(v, cfg), nil }
-	}},
+var entries []Entry
+
+// register adds a policy; the file that defines it calls this from init.
+func register(e Entry) {
+	entries = append(entries, e)
+	sort.SliceStable(entries, func(a, b int) bool { return entries[a].Rank < entries[b].Rank })
 }
 
 // Entries lists every policy in a fixed order.
@@ -51,7 +41,7 @@ func Entries() []Entry { return entries }
 // Parameters returns "key: help" lines for the policy's parameters.
 func (e Entry) Parameters() []string {
 	r := params.NewReader(params.Spec{Name: e.Name})
-	e.build(r)
+	e.Build(r)
 	return r.Help()
 }
 
@@ -74,7 +64,7 @@ func Parse(spec string) (Factory, params.Spec, error) {
 	for _, e := range entries {
 		if e.Name == sp.Name {
 			r := params.NewReader(sp)
-			f := e.build(r)
+			f := e.Build(r)
 			if err := r.Done(); err != nil {
 				return nil, sp, fmt.Errorf("policy %w", err)
 			}

@@ -90,3 +90,11 @@ func (v *View) Waiting() []*Job { return v.c.waiting[v.c.waitHead:] }
 // although no resources or asks did (a new plan, a new reservation ratio), so
 // nodes it declined before should be offered again.
 func (v *View) Reconsider() { v.c.reconsider() }
+
+// Reporter is implemented by policies and admission controllers with
+// internals worth showing (a reservation ratio over time, job sets, a
+// predicted reservation): Report names the section and returns a value that
+// encodes to JSON. Runs put it in their summary under that name.
+type Reporter interface {
+	Report() (name string, data any)
+}

@@ -32,6 +32,8 @@ type Options struct {
 	Seed      uint64
 	Policy    func(v *sched.View) (sched.Policy, error)
 	Admission func(v *sched.View) (sched.Admission, error) // nil: admit every job
+	// Estimates selects where the runtime estimates policies see come from.
+	Estimates Estimates
 
 	// Check verifies the core's invariants after every event; tests set it.
 	Check bool
@@ -76,9 +78,16 @@ type Result struct {
 	// (share × µs) up to LastTaskDone.
 	UtilArea     float64
 	LastTaskDone clock.Time
-	Policy       sched.Policy
-	Admission    sched.Admission
+	// ExternalUnmet is external demand that found no room, in
+	// vcore-seconds and MiB-seconds; zero without external load.
+	ExternalUnmet [2]float64
+	Policy        sched.Policy
+	Admission     sched.Admission
 }
+
+// AppliesExternalLoad tells whether the simulator applies a workload's
+// cluster.external_load; until it does, the command line warns.
+const AppliesExternalLoad = false
 
 // idleTicks is how many ticks a run with nothing but ticks left may go
 // without any state change before it is declared deadlocked: enough for a
@@ -133,6 +142,8 @@ type simulator struct {
 	accept *bitset // by position: the node may accept a container
 	sw     sweep
 
+	est *estimator
+
 	passQueued bool
 	// The furthest point reached in the current instant, in the (class,
 	// key) order of events: events queued during an instant may sort before
@@ -162,6 +173,9 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	if opt.Policy == nil {
 		return nil, errors.New("sim: no policy")
 	}
+	if err := opt.Estimates.Validate(); err != nil {
+		return nil, err
+	}
 	s := &simulator{w: w, opt: opt, ideal: w.Cluster.Ideal}
 	c := &w.Cluster
 	s.nodePeriod, s.amPeriod = c.NodeHeartbeat, c.AMHeartbeat
@@ -183,6 +197,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 		}
 	}
 	n := len(caps)
+	s.est = newEstimator(opt.Estimates, opt.Seed, caps)
 	s.nodes = make([]nodeState, n)
 	for i := range s.nodes {
 		s.nodes[i] = nodeState{beatAt: -1}
@@ -319,8 +334,9 @@ func (s *simulator) handle(e *event) {
 		js.lastBeat = s.now
 		was := js.j.State()
 		s.core.AMHeartbeat(s.now, js.j)
-		if was != sched.Finished && js.j.State() == sched.Finished {
+		if j := js.j; was != sched.Finished && j.State() == sched.Finished {
 			s.finished++
+			s.est.observe(js.w.Name, j.LastCompleted().Sub(j.FirstRunning()))
 		}
 	case evPass:
 		s.pass()
@@ -335,7 +351,7 @@ func (s *simulator) arrive() {
 	}
 	spec := &sched.JobSpec{
 		Key: wj.ID, Name: wj.Name, Queue: wj.Queue, User: wj.User, AM: wj.AM,
-		Deadline: wj.Deadline, Estimate: wj.Estimate,
+		Deadline: wj.Deadline, Estimate: s.est.estimate(wj),
 		Phases: make([]sched.PhaseSpec, len(wj.Phases)),
 	}
 	for k := range wj.Phases {

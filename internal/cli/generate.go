@@ -2,12 +2,19 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/workload"
 )
+
+// scenarioCommands build the 'generate' subcommands; each scenario's file in
+// this package adds its own from init.
+var scenarioCommands []func() *cobra.Command
+
+func init() { scenarioCommands = append(scenarioCommands, newGenerateSynthetic) }
 
 func newGenerate() *cobra.Command {
 	cmd := &cobra.Command{
@@ -16,12 +23,29 @@ func newGenerate() *cobra.Command {
 		Long: `Generate a workload file for a scenario. The file is JSON when its name ends
 in .json, YAML otherwise. The same flags and --seed always give the same file.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("name a scenario: %s", "synthetic")
-		},
 	}
-	cmd.AddCommand(newGenerateSynthetic())
+	var names []string
+	for _, f := range scenarioCommands {
+		sub := f()
+		cmd.AddCommand(sub)
+		names = append(names, sub.Name())
+	}
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return usagef("name a scenario: %s", strings.Join(names, ", "))
+	}
 	return cmd
+}
+
+// saveGenerated writes a generated workload and says what it wrote.
+func saveGenerated(cmd *cobra.Command, out string, w *workload.Workload) error {
+	if out == "" {
+		return usagef("no output file: pass -o FILE")
+	}
+	if err := workload.Save(out, w); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d jobs, %d tasks, %d nodes\n", out, len(w.Jobs), w.TotalTasks(), w.Cluster.NumNodes())
+	return nil
 }
 
 func newGenerateSynthetic() *cobra.Command {
@@ -42,11 +66,7 @@ func newGenerateSynthetic() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			if err := workload.Save(out, w); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d jobs, %d tasks, %d nodes\n", out, len(w.Jobs), w.TotalTasks(), w.Cluster.NumNodes())
-			return nil
+			return saveGenerated(cmd, out, w)
 		},
 	}
 	fl := cmd.Flags()

@@ -24,8 +24,8 @@ func newPolicies() *cobra.Command {
 				}
 			}
 			fmt.Fprintln(out, "\nAdmission controllers (-a):")
-			for _, a := range admission.Names() {
-				fmt.Fprintf(out, "\n  %s\n      %s\n", a[0], a[1])
+			for _, a := range admission.Entries() {
+				fmt.Fprintf(out, "\n  %s\n      %s\n", a.Name, a.Summary)
 			}
 			return nil
 		},

@@ -67,7 +67,7 @@ YARN-like cluster: same workload and seed, same result, byte for byte.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSimulate(), newCompare(), newGenerate(), newPolicies())
+	root.AddCommand(newSimulate(), newCompare(), newGenerate(), newPolicies(), newExperiments())
 	return root
 }
 

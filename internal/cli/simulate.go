@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -14,32 +13,37 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/spindle-sched/spindle/admission"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy"
+	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/sim"
+	"github.com/spindle-sched/spindle/trace"
 	"github.com/spindle-sched/spindle/workload"
 )
 
 // runFlags are shared by simulate and compare.
 type runFlags struct {
 	workload  string
+	trace     string
 	admission string
 	seed      uint64
+	estimates string
+	estError  float64
 	out       string
 	json      bool
 	quiet     bool
 	cpuprof   string
-
-	adm admission.Factory // parsed from admission by prepare
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVarP(&f.workload, "workload", "w", "", "workload file (YAML or JSON, format v1; .gz accepted)")
-	fl.StringVarP(&f.admission, "admission", "a", "none", "admission controller: none, or static:<vcores> to keep that many vcores for task containers")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed for heartbeat phases and launch jitter; same workload and seed give the same result")
+	fl.StringVar(&f.trace, "trace", "", "simulate straight from a trace: FORMAT:INPUT[,INPUT...] (see 'spindle trace convert --help')")
+	fl.StringVarP(&f.admission, "admission", "a", "none", "admission controller: none, static:<vcores>, ... (see 'spindle policies')")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed for heartbeat phases, launch jitter and estimate error; same workload and seed give the same result")
+	fl.StringVar(&f.estimates, "estimates", sim.EstimatesDeclared, "where the runtime estimates policies see come from: declared (the job's estimate field), history (mean observed runtime of earlier jobs with the same name) or oracle (standalone runtime from the true durations; experimental)")
+	fl.Float64Var(&f.estError, "estimate-error", 0, "relative error of oracle estimates: each is multiplied by 1 + U[-E, E]")
 	fl.StringVarP(&f.out, "out", "o", "", "write summary.json and jobs.csv into this directory")
 	fl.BoolVar(&f.json, "json", false, "print the summary as JSON instead of a table")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress display on stderr")
@@ -63,83 +67,53 @@ func (f *runFlags) profile() (stop func(), err error) {
 	return func() { pprof.StopCPUProfile(); out.Close() }, nil
 }
 
-// job is one simulation to run.
-type job struct {
-	spec    string
-	factory policy.Factory
-	canon   string // canonical policy spec, for output
-}
-
-func parsePolicies(list []string) ([]job, error) {
-	var jobs []job
-	for _, s := range list {
-		f, sp, err := policy.Parse(s)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		jobs = append(jobs, job{spec: s, factory: f, canon: sp.String()})
-	}
-	if len(jobs) == 0 {
+// specs checks every policy, the admission controller and the estimates
+// before the workload is loaded, so that a typo fails at once, not after a
+// long parse, and returns one spec per policy.
+func (f *runFlags) specs(policies []string) ([]runner.Spec, error) {
+	if len(policies) == 0 {
 		return nil, usagef("no policy given (known: %s)", strings.Join(policy.Names(), ", "))
 	}
-	return jobs, nil
+	var out []runner.Spec
+	for _, p := range policies {
+		s := runner.Spec{Policy: p, Admission: f.admission, Seed: f.seed,
+			Estimates: sim.Estimates{Source: f.estimates, Error: f.estError}}
+		if err := runner.Check(s); err != nil {
+			return nil, usageError{err}
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
-// outcome is one finished simulation.
-type outcome struct {
-	summary *metrics.Summary
-	jobs    []metrics.Job
-}
-
-func loadWorkload(path string, stderr io.Writer) (*workload.Workload, error) {
-	if path == "" {
-		return nil, usagef("no workload: pass -w FILE (see examples/, or 'spindle generate')")
+// load reads the workload from -w or --trace.
+func (f *runFlags) load(stderr io.Writer) (*workload.Workload, string, error) {
+	var w *workload.Workload
+	var name string
+	var err error
+	switch {
+	case f.workload != "" && f.trace != "":
+		return nil, "", usagef("give -w or --trace, not both")
+	case f.trace != "":
+		name = f.trace
+		format, inputs, ok := strings.Cut(f.trace, ":")
+		if !ok || inputs == "" {
+			return nil, "", usagef("--trace wants FORMAT:INPUT, e.g. swf:log.swf.gz")
+		}
+		w, err = trace.Load(format, strings.Split(inputs, ","), trace.Options{})
+	case f.workload != "":
+		name = f.workload
+		w, err = workload.Load(f.workload)
+	default:
+		return nil, "", usagef("no workload: pass -w FILE (see examples/, or 'spindle generate') or --trace FORMAT:INPUT")
 	}
-	w, err := workload.Load(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if w.Cluster.ExternalLoad != nil {
-		fmt.Fprintf(stderr, "spindle: warning: %s: cluster.external_load is read but not yet applied by the simulator; the machines are treated as dedicated\n", path)
+	if w.Cluster.ExternalLoad != nil && !sim.AppliesExternalLoad {
+		fmt.Fprintf(stderr, "spindle: warning: %s: cluster.external_load is read but not yet applied by the simulator; the machines are treated as dedicated\n", name)
 	}
-	return w, nil
-}
-
-// prepare checks every policy and the admission controller before loading
-// the workload, so that a typo fails at once, not after a long parse.
-func (f *runFlags) prepare(policies []string, stderr io.Writer) ([]job, *workload.Workload, error) {
-	jobs, err := parsePolicies(policies)
-	if err != nil {
-		return nil, nil, err
-	}
-	if f.adm, err = admission.Parse(f.admission); err != nil {
-		return nil, nil, usageError{err}
-	}
-	w, err := loadWorkload(f.workload, stderr)
-	if err != nil {
-		return nil, nil, err
-	}
-	return jobs, w, nil
-}
-
-func simulateOne(w *workload.Workload, f *runFlags, j job, progress func(sim.Progress)) (*outcome, error) {
-	opts := sim.Options{Seed: f.seed, Policy: j.factory, Progress: progress, ProgressEvery: 1 << 16}
-	if f.adm != nil {
-		opts.Admission = f.adm
-	}
-	start := time.Now()
-	res, err := sim.Run(w, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", j.canon, err)
-	}
-	wall := time.Since(start)
-	jobs := metrics.Jobs(w, res)
-	s := metrics.Summarize(w, res, jobs, metrics.Run{
-		Policy: j.canon, Admission: strings.TrimSpace(f.admission), Estimates: "declared",
-		Workload: f.workload, Seed: f.seed,
-	})
-	s.WallS = wall.Seconds()
-	return &outcome{summary: s, jobs: jobs}, nil
+	return w, name, nil
 }
 
 func newSimulate() *cobra.Command {
@@ -150,12 +124,15 @@ func newSimulate() *cobra.Command {
 		Short: "Simulate one workload under one policy",
 		Long: `Simulate a workload on its YARN-like cluster under one scheduling policy and
 print the summary: makespan, waiting and completion times (overall and for
-small and large jobs, by the DRESS rule), throughput, utilisation.
+small and large jobs, by the DRESS rule), throughput, utilisation, deadlines.
 
 POLICY is a name with optional parameters, e.g. fair:max_am_share=-1 (see
 'spindle policies'). A run that can make no more progress (for example
 ApplicationMasters holding every container) stops and reports
 deadlocked: true with the stuck jobs.
+
+Policies never see task durations. Those that need a runtime estimate get it
+from --estimates, and every output records which source was used.
 
 Output is deterministic: the same workload and --seed give identical bytes,
 except wall_s, the host time the run took.`,
@@ -167,7 +144,11 @@ except wall_s, the host time the run took.`,
 			if pol == "" {
 				return usagef("no policy: pass -p POLICY (known: %s)", strings.Join(policy.Names(), ", "))
 			}
-			jobs, w, err := f.prepare([]string{pol}, cmd.ErrOrStderr())
+			specs, err := f.specs([]string{pol})
+			if err != nil {
+				return err
+			}
+			w, name, err := f.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -175,22 +156,24 @@ except wall_s, the host time the run took.`,
 			if err != nil {
 				return err
 			}
-			pr := newProgress(cmd.ErrOrStderr(), f.quiet, len(w.Jobs))
-			o, err := simulateOne(w, &f, jobs[0], pr.update)
+			pr := newProgress(cmd.ErrOrStderr(), f.quiet)
+			spec := specs[0]
+			spec.Workload, spec.WorkloadName, spec.Progress = w, name, pr.update
+			o, err := runner.Run(spec)
 			pr.done()
 			stop()
 			if err != nil {
 				return err
 			}
 			if f.out != "" {
-				if err := metrics.WriteRunDir(f.out, o.summary, o.jobs); err != nil {
+				if err := metrics.WriteRunDir(f.out, o.Summary, o.Jobs); err != nil {
 					return err
 				}
 			}
 			if f.json {
-				return metrics.WriteJSON(cmd.OutOrStdout(), o.summary)
+				return metrics.WriteJSON(cmd.OutOrStdout(), o.Summary)
 			}
-			printTable(cmd.OutOrStdout(), []*metrics.Summary{o.summary})
+			printTable(cmd.OutOrStdout(), []*metrics.Summary{o.Summary})
 			return nil
 		},
 	}
@@ -224,29 +207,51 @@ continues the previous policy's parameters).
 			if len(list) == 0 {
 				list = policy.Names()
 			}
-			jobs, w, err := f.prepare(list, cmd.ErrOrStderr())
+			specs, err := f.specs(list)
 			if err != nil {
 				return err
 			}
-			if parallel <= 0 {
-				parallel = runtime.GOMAXPROCS(0)
+			w, name, err := f.load(cmd.ErrOrStderr())
+			if err != nil {
+				return err
 			}
 			stop, err := f.profile()
 			if err != nil {
 				return err
 			}
-			outs, err := compareRuns(w, &f, jobs, parallel, newProgress(cmd.ErrOrStderr(), f.quiet, len(w.Jobs)*len(jobs)))
+			pr := newProgress(cmd.ErrOrStderr(), f.quiet)
+			var mu sync.Mutex
+			latest := make([]sim.Progress, len(specs))
+			for i := range specs {
+				specs[i].Workload, specs[i].WorkloadName = w, name
+				specs[i].Progress = func(p sim.Progress) {
+					mu.Lock()
+					defer mu.Unlock()
+					latest[i] = p
+					var sum sim.Progress
+					for _, l := range latest {
+						sum.Events += l.Events
+						sum.JobsDone += l.JobsDone
+						sum.Now = max(sum.Now, l.Now)
+					}
+					sum.JobsAll = len(w.Jobs) * len(specs)
+					pr.update(sum)
+				}
+			}
+			outs, err := runner.RunAll(specs, parallel, nil)
+			pr.done()
 			stop()
 			if err != nil {
 				return err
 			}
 			summaries := make([]*metrics.Summary, len(outs))
 			for i, o := range outs {
-				summaries[i] = o.summary
+				summaries[i] = o.Summary
 			}
 			if f.out != "" {
+				names := dirNames(summaries)
 				for i, o := range outs {
-					if err := metrics.WriteRunDir(filepath.Join(f.out, dirNames(jobs)[i]), o.summary, o.jobs); err != nil {
+					if err := metrics.WriteRunDir(filepath.Join(f.out, names[i]), o.Summary, o.Jobs); err != nil {
 						return err
 					}
 				}
@@ -264,52 +269,15 @@ continues the previous policy's parameters).
 	return cmd
 }
 
-// compareRuns runs every policy, at most parallel at a time, and returns the
-// outcomes in the order given; the results do not depend on parallel.
-func compareRuns(w *workload.Workload, f *runFlags, jobs []job, parallel int, pr *progress) ([]*outcome, error) {
-	outs := make([]*outcome, len(jobs))
-	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := make([]int, len(jobs))
-	for i, j := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			outs[i], errs[i] = simulateOne(w, f, j, func(p sim.Progress) {
-				mu.Lock()
-				done[i] = p.JobsDone
-				total := 0
-				for _, d := range done {
-					total += d
-				}
-				pr.update(sim.Progress{Now: p.Now, Events: p.Events, JobsDone: total, JobsAll: len(w.Jobs) * len(jobs)})
-				mu.Unlock()
-			})
-		}()
-	}
-	wg.Wait()
-	pr.done()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return outs, nil
-}
-
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
 
 // dirNames gives each run a directory name derived from its policy spec,
 // unique within the comparison.
-func dirNames(jobs []job) []string {
-	names := make([]string, len(jobs))
+func dirNames(ss []*metrics.Summary) []string {
+	names := make([]string, len(ss))
 	seen := map[string]int{}
-	for i, j := range jobs {
-		n := strings.Trim(unsafeName.ReplaceAllString(j.canon, "_"), "_")
+	for i, s := range ss {
+		n := strings.Trim(unsafeName.ReplaceAllString(s.Policy, "_"), "_")
 		if n == "" {
 			n = "run"
 		}
@@ -324,16 +292,15 @@ func dirNames(jobs []job) []string {
 
 // progress draws a one-line progress display on a terminal.
 type progress struct {
-	out     io.Writer
-	on      bool
-	start   time.Time
-	last    time.Time
-	drew    bool
-	jobsAll int
+	out   io.Writer
+	on    bool
+	start time.Time
+	last  time.Time
+	drew  bool
 }
 
-func newProgress(out io.Writer, quiet bool, jobsAll int) *progress {
-	return &progress{out: out, on: !quiet && isTerminal(out), start: time.Now(), jobsAll: jobsAll}
+func newProgress(out io.Writer, quiet bool) *progress {
+	return &progress{out: out, on: !quiet && isTerminal(out), start: time.Now()}
 }
 
 func (p *progress) update(s sim.Progress) {

@@ -1,0 +1,131 @@
+// Package runner runs simulations of a workload under policy specs and turns
+// each into its summary: the one place the command line and the experiment
+// reports go from "workload, policy, admission, seed" to results, so both
+// measure runs the same way.
+package runner
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spindle-sched/spindle/admission"
+	"github.com/spindle-sched/spindle/metrics"
+	"github.com/spindle-sched/spindle/policy"
+	"github.com/spindle-sched/spindle/sim"
+	"github.com/spindle-sched/spindle/workload"
+)
+
+// Spec is one simulation to run.
+type Spec struct {
+	Workload     *workload.Workload
+	WorkloadName string // recorded in the summary
+	Policy       string // "fair", "fair:max_am_share=-1"
+	Admission    string // "", "none", "static:32"
+	Seed         uint64
+	Estimates    sim.Estimates
+	// Progress, when set, is called now and then during the run.
+	Progress func(sim.Progress)
+}
+
+// Outcome is a finished simulation.
+type Outcome struct {
+	Spec    Spec
+	Result  *sim.Result
+	Jobs    []metrics.Job
+	Summary *metrics.Summary
+}
+
+// Check parses the spec's policy, admission and estimates without running,
+// so that a typo fails before a long workload is loaded.
+func Check(s Spec) error {
+	_, _, _, err := parse(s)
+	return err
+}
+
+func parse(s Spec) (policy.Factory, string, admission.Factory, error) {
+	pf, ps, err := policy.Parse(s.Policy)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	af, err := admission.Parse(s.Admission)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := s.Estimates.Validate(); err != nil {
+		return nil, "", nil, err
+	}
+	return pf, ps.String(), af, nil
+}
+
+// Run simulates one spec.
+func Run(s Spec) (*Outcome, error) {
+	pf, canon, af, err := parse(s)
+	if err != nil {
+		return nil, err
+	}
+	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, Progress: s.Progress, ProgressEvery: 1 << 16}
+	if af != nil {
+		opts.Admission = af
+	}
+	start := time.Now()
+	res, err := sim.Run(s.Workload, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", canon, err)
+	}
+	wall := time.Since(start)
+	jobs := metrics.Jobs(s.Workload, res)
+	adm := strings.TrimSpace(s.Admission)
+	if adm == "" {
+		adm = "none"
+	}
+	est := s.Estimates.Source
+	if est == "" {
+		est = sim.EstimatesDeclared
+	}
+	sum := metrics.Summarize(s.Workload, res, jobs, metrics.Run{
+		Policy: canon, Admission: adm, Estimates: est, EstimateError: s.Estimates.Error,
+		Workload: s.WorkloadName, Seed: s.Seed,
+	})
+	sum.WallS = wall.Seconds()
+	return &Outcome{Spec: s, Result: res, Jobs: jobs, Summary: sum}, nil
+}
+
+// RunAll simulates every spec, at most parallel at once (0: one per CPU),
+// and returns the outcomes in the order given; the results do not depend on
+// parallel. done, when set, is called after each run with the count so far.
+func RunAll(specs []Spec, parallel int, done func(n int)) ([]*Outcome, error) {
+	if parallel <= 0 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	outs := make([]*Outcome, len(specs))
+	errs := make([]error, len(specs))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	finished := 0
+	for i := range specs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			outs[i], errs[i] = Run(specs[i])
+			if done != nil {
+				mu.Lock()
+				finished++
+				done(finished)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return outs, nil
+}
