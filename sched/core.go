@@ -72,10 +72,16 @@ type Core struct {
 	waiting     []*Job // admission FIFO; waiting[waitHead:] are still waiting
 	waitHead    int
 
-	pool    containerPool
-	now     clock.Time
-	pending int // containers asked for and not allocated, all jobs
-	active  int // admitted, unfinished jobs
+	pool containerPool
+	now  clock.Time
+
+	// Reservations: the container holding each node for a request that
+	// did not fit it, when the policy reserves (YARN's reservation).
+	reserving    bool
+	reservations []*Container // by node id
+	reservedN    int
+	pending      int // containers asked for and not allocated, all jobs
+	active       int // admitted, unfinished jobs
 
 	// acceptMin is the component-wise minimum of every request submitted:
 	// a node whose free resources do not cover it can accept nothing.
@@ -171,6 +177,10 @@ func NewCore(cfg Config) (*Core, error) {
 	}
 	c.obs.add(c.policy)
 	c.obs.add(c.admission)
+	if r, ok := c.policy.(Reserver); ok && r.Reserves() {
+		c.reserving = true
+		c.reservations = make([]*Container, len(cfg.Nodes))
+	}
 	return c, nil
 }
 
@@ -201,8 +211,11 @@ func (c *Core) Err() error { return c.err }
 // jobs remain knows nothing can move.
 func (c *Core) Progress() uint64 { return c.progress }
 
-// HasDemand reports whether any job waits for a container or for admission.
-func (c *Core) HasDemand() bool { return c.pending > 0 || c.waitHead < len(c.waiting) }
+// HasDemand reports whether any job waits for a container or for admission,
+// or a reservation holds a node.
+func (c *Core) HasDemand() bool {
+	return c.pending > 0 || c.waitHead < len(c.waiting) || c.reservedN > 0
+}
 
 // ActiveJobs returns the number of admitted, unfinished jobs.
 func (c *Core) ActiveJobs() int { return c.active }
@@ -210,7 +223,13 @@ func (c *Core) ActiveJobs() int { return c.active }
 // MayAccept reports whether node n has room for the smallest request ever
 // submitted: a node for which it is false cannot take anything, so a driver
 // may skip its heartbeats until it changes.
+//
+// With a reserving policy every node may: any node update can reserve the
+// node for a request too big for what is free.
 func (c *Core) MayAccept(n *cluster.Node) bool {
+	if c.reserving {
+		return c.anyAsk
+	}
 	return c.anyAsk && c.acceptMin.Fits(n.Free())
 }
 
@@ -398,7 +417,10 @@ func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
 		o.NodeUpdated(n)
 	}
 	c.retryAdmission()
-	for c.pending > 0 && c.err == nil && c.acceptMin.Fits(n.Free()) {
+	if c.reserving && c.reservations[n.ID()] != nil && !c.serveReservation(n) {
+		return // the node stays held for its reservation
+	}
+	for c.pending > 0 && c.err == nil && (c.reserving || c.acceptMin.Fits(n.Free())) {
 		a := c.policy.Pick(n)
 		if a == nil {
 			return
@@ -407,8 +429,59 @@ func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
 			c.fail(err)
 			return
 		}
-		c.allocate(n, a)
+		if !a.Request.Fits(n.Free()) {
+			c.reserve(n, a)
+			return
+		}
+		c.allocate(n, a, nil)
 	}
+}
+
+// reserve holds node n for ask a, which does not fit what n has free: a
+// container is created RESERVED on n and n takes nothing else until enough
+// frees for it or the ask no longer needs it.
+func (c *Core) reserve(n *cluster.Node, a *Ask) {
+	ct := c.pool.get()
+	ct.job, ct.node, ct.phase, ct.req = a.job, n, a.phase, a.Request
+	ct.times[New] = c.now
+	if c.live != nil {
+		c.live[ct] = struct{}{}
+	}
+	a.reserved++
+	c.reservations[n.ID()] = ct
+	c.reservedN++
+	c.progress++
+	c.transition(ct, Reserved)
+}
+
+// serveReservation turns n's reservation into an allocation when it now
+// fits, or cancels it (KILLED) when its ask has no more containers to give it;
+// it reports whether n is free for other allocations.
+func (c *Core) serveReservation(n *cluster.Node) bool {
+	ct := c.reservations[n.ID()]
+	a := &ct.job.asks[ct.phase+1]
+	if a.Pending < a.reserved || ct.job.state == Finished {
+		c.unreserve(ct, a)
+		c.transition(ct, Killed)
+		if c.live != nil {
+			delete(c.live, ct)
+		}
+		c.pool.put(ct)
+		return true
+	}
+	if !ct.req.Fits(n.Free()) {
+		return false
+	}
+	c.unreserve(ct, a)
+	c.allocate(n, a, ct)
+	return true
+}
+
+func (c *Core) unreserve(ct *Container, a *Ask) {
+	a.reserved--
+	c.reservations[ct.node.ID()] = nil
+	c.reservedN--
+	c.progress++
 }
 
 func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
@@ -419,15 +492,19 @@ func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
 	switch {
 	case a.Pending <= 0:
 		return fmt.Errorf("policy picked an ask of job %s phase %d with nothing pending", j.key, a.phase)
-	case !a.Request.Fits(n.Free()):
+	case !a.Request.Fits(n.Free()) && !c.reserving:
 		return fmt.Errorf("policy picked %v for %v, which has only %v free", a.Request, n, n.Free())
+	case !a.Request.Fits(n.Free()) && (!a.Request.Fits(n.Capacity()) || a.Pending <= a.reserved):
+		return fmt.Errorf("policy reserved %v for %v: it fits no node of that size, or the ask is reserved on enough nodes already", a.Request, n)
 	case a.IsAM() && j.state != Admitted, !a.IsAM() && j.state != Active:
 		return fmt.Errorf("policy picked an ask of job %s phase %d while the job is %v", j.key, a.phase, j.state)
 	}
 	return nil
 }
 
-func (c *Core) allocate(n *cluster.Node, a *Ask) {
+// allocate gives one container of ask a on node n; ct is the reserved
+// container being fulfilled, or nil for a fresh one.
+func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	j := a.job
 	am := a.IsAM()
 	if err := c.ledger.Allocate(n.ID(), a.Request, am); err != nil {
@@ -435,16 +512,18 @@ func (c *Core) allocate(n *cluster.Node, a *Ask) {
 		return
 	}
 	c.integrateUtil()
-	ct := c.pool.get()
-	ct.job, ct.node, ct.phase, ct.req = j, n, a.phase, a.Request
+	if ct == nil {
+		ct = c.pool.get()
+		ct.job, ct.node, ct.phase, ct.req = j, n, a.phase, a.Request
+		ct.times[New] = c.now
+		if c.live != nil {
+			c.live[ct] = struct{}{}
+		}
+	}
 	if !am {
 		p := &j.progress[a.phase]
 		ct.task = p.allocated
 		p.allocated++
-	}
-	ct.times[New] = c.now
-	if c.live != nil {
-		c.live[ct] = struct{}{}
 	}
 	j.usage = j.usage.Add(a.Request)
 	j.live++
@@ -463,8 +542,11 @@ func (c *Core) allocate(n *cluster.Node, a *Ask) {
 		for _, o := range c.obs.asks {
 			o.AsksChanged(j)
 		}
+	}
+	if a.Pending == 0 || a.Pending < a.reserved {
 		// The ask leaving can unblock asks behind it in a policy that
-		// serves in strict order, on any node.
+		// serves in strict order, or free a node reserved for it, on
+		// any node.
 		c.reconsider()
 	}
 	if am {

@@ -53,10 +53,11 @@ const AMPhase = -1
 // Ask is a job's outstanding request for containers of one shape: its AM, or
 // the tasks of one phase. Pending counts the containers still wanted.
 type Ask struct {
-	job     *Job
-	phase   int32
-	Request resource.Vector
-	Pending int
+	job      *Job
+	phase    int32
+	reserved int // nodes reserved for this ask
+	Request  resource.Vector
+	Pending  int
 }
 
 // Job returns the asking job.
@@ -67,6 +68,9 @@ func (a *Ask) Phase() int { return int(a.phase) }
 
 // IsAM reports whether this asks for the ApplicationMaster container.
 func (a *Ask) IsAM() bool { return a.phase < 0 }
+
+// Reserved returns how many nodes are reserved for this ask.
+func (a *Ask) Reserved() int { return a.reserved }
 
 // phaseProgress is what the resource manager and the job's AM know of a
 // phase. The RM learns completions from node heartbeats; the AM learns them

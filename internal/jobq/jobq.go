@@ -202,3 +202,23 @@ func (q *Queue) FirstAsk(j *sched.Job, room resource.Vector) *sched.Ask {
 // Ascend walks the jobs in order until f returns false. The set must not
 // change during the walk.
 func (q *Queue) Ascend(f func(j *sched.Job) bool) { q.all.Ascend(f) }
+
+// FirstOrReserve is First for a policy that reserves: it walks the jobs in
+// order and returns the first job's first included ask that fits limit (a
+// policy limit such as an AM share) and the node's capacity. If that ask fits
+// free it is to be allocated; if not, it is returned for the node to be
+// reserved for it, unless it already holds a reservation for every pending
+// container, in which case the walk moves on to the next job.
+func (q *Queue) FirstOrReserve(free, capacity, limit resource.Vector) *sched.Ask {
+	room := capacity.Min(limit)
+	var found *sched.Ask
+	q.all.Ascend(func(j *sched.Job) bool {
+		a := q.FirstAsk(j, room)
+		if a == nil || (!a.Request.Fits(free) && a.Pending <= a.Reserved()) {
+			return true
+		}
+		found = a
+		return false
+	})
+	return found
+}

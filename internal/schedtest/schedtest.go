@@ -62,6 +62,12 @@ func (f *Forward) NodeUpdated(n *cluster.Node) {
 	}
 }
 
+// Reserves forwards; false when Inner does not reserve.
+func (f *Forward) Reserves() bool {
+	r, ok := f.Inner.(sched.Reserver)
+	return ok && r.Reserves()
+}
+
 // TickEvery forwards; 0 when Inner does not tick.
 func (f *Forward) TickEvery() clock.Duration {
 	if o, ok := f.Inner.(sched.Ticker); ok {
@@ -147,6 +153,7 @@ func (f *forcing) ContainerChanged(c *sched.Container, from sched.ContainerState
 	f.pol.ContainerChanged(c, from)
 }
 func (f *forcing) TickEvery() clock.Duration { return f.pol.TickEvery() }
+func (f *forcing) Reserves() bool            { return f.pol.Reserves() }
 func (f *forcing) Tick(now clock.Time)       { f.pol.Tick(now) }
 
 // Driver methods.

@@ -31,12 +31,17 @@ import (
 // Config holds the policy's parameters.
 type Config struct {
 	MaxAMPercent float64
+	// Reserve makes the first job in a queue reserve a node too small for
+	// its next container, as YARN's Capacity scheduler does, instead of
+	// letting later jobs use it.
+	Reserve bool
 }
 
 // Params reads the parameters.
 func Params(r *params.Reader) Config {
 	return Config{
 		MaxAMPercent: r.Float("max_am_percent", 0.1, 0, 1, "fraction of a queue's usable resources that ApplicationMasters may hold (YARN maximum-am-resource-percent, default 0.1); at least one AM per queue may always run"),
+		Reserve:      r.Bool("reserve", false, "YARN reservations: the first job in a queue holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
 	}
 }
 
@@ -110,11 +115,19 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	for _, cq := range p.order {
 		// What the queue may still take: the node's free resources,
 		// capped by the queue's ceiling.
-		room := free.Min(cq.ceiling.Sub(cq.q.Usage()))
-		task := cq.wanting.First(room)
-		var am *sched.Ask
-		if cq.amWait.Len() > 0 {
-			am = cq.amWait.First(room.Min(p.amRoom(cq)))
+		ceiling := cq.ceiling.Sub(cq.q.Usage())
+		room := free.Min(ceiling)
+		var task, am *sched.Ask
+		if p.cfg.Reserve {
+			task = cq.wanting.FirstOrReserve(free, n.Capacity(), ceiling)
+			if cq.amWait.Len() > 0 {
+				am = cq.amWait.FirstOrReserve(free, n.Capacity(), ceiling.Min(p.amRoom(cq)))
+			}
+		} else {
+			task = cq.wanting.First(room)
+			if cq.amWait.Len() > 0 {
+				am = cq.amWait.First(room.Min(p.amRoom(cq)))
+			}
 		}
 		// First in, first out across both kinds of ask.
 		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
@@ -126,6 +139,9 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	}
 	return nil
 }
+
+// Reserves tells the core whether this policy reserves nodes.
+func (p *Policy) Reserves() bool { return p.cfg.Reserve }
 
 // amRoom is what the queue's AMs may still take; a queue with no AM running
 // may always start one.

@@ -38,6 +38,10 @@ type Config struct {
 	// MaxAMShare is the fraction of a queue's fair share AM containers may
 	// hold; negative disables the limit.
 	MaxAMShare float64
+	// Reserve makes the job first in line reserve a node too small for its
+	// next container, as YARN's Fair scheduler does, instead of letting
+	// later jobs use it.
+	Reserve bool
 }
 
 // Params reads the parameters; mode is fixed by the policy name.
@@ -45,6 +49,7 @@ func Params(r *params.Reader, mode Mode) Config {
 	return Config{
 		Mode:       mode,
 		MaxAMShare: r.Float("max_am_share", 0.5, -1, 1, "fraction of a queue's fair share that ApplicationMasters may hold (YARN maxAMShare, default 0.5); -1 disables the limit"),
+		Reserve:    r.Bool("reserve", false, "YARN reservations: the job first in line holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
 	}
 }
 
@@ -119,9 +124,8 @@ func (p *Policy) JobFinished(j *sched.Job) { p.AsksChanged(j) }
 // usage is zero), if the AM limit allows, then the running job with the
 // lowest share whose next task fits.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
-	free := n.Free()
 	if len(p.queues) == 1 {
-		return p.pickIn(p.queues[0], free, 1)
+		return p.pickIn(p.queues[0], n, 1)
 	}
 	p.order = p.order[:0]
 	active := 0.0
@@ -138,16 +142,28 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		return p.share(qa.q.Usage())/qa.weight < p.share(qb.q.Usage())/qb.weight
 	})
 	for _, fq := range p.order {
-		if a := p.pickIn(fq, free, fq.weight/active); a != nil {
+		if a := p.pickIn(fq, n, fq.weight/active); a != nil {
 			return a
 		}
 	}
 	return nil
 }
 
+// Reserves tells the core whether this policy reserves nodes.
+func (p *Policy) Reserves() bool { return p.cfg.Reserve }
+
 // pickIn picks within one queue whose instantaneous fair share is the given
 // fraction of the cluster.
-func (p *Policy) pickIn(fq *queue, free resource.Vector, fairFrac float64) *sched.Ask {
+func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask {
+	free := n.Free()
+	if p.cfg.Reserve {
+		if fq.amWait.Len() > 0 {
+			if a := fq.amWait.FirstOrReserve(free, n.Capacity(), p.amRoom(fq, fairFrac)); a != nil {
+				return a
+			}
+		}
+		return fq.running.FirstOrReserve(free, n.Capacity(), n.Capacity())
+	}
 	if fq.amWait.Len() > 0 {
 		if a := fq.amWait.First(free.Min(p.amRoom(fq, fairFrac))); a != nil {
 			return a

@@ -1,0 +1,92 @@
+package sched_test
+
+import (
+	"testing"
+
+	"github.com/spindle-sched/spindle/internal/schedtest"
+	"github.com/spindle-sched/spindle/policy/fair"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+func reservingFair(v *sched.View) (sched.Policy, error) {
+	return fair.New(v, fair.Config{Mode: fair.DRF, MaxAMShare: -1, Reserve: true}), nil
+}
+
+func oneTask(key string, req resource.Vector) sched.JobSpec {
+	return sched.JobSpec{Key: key, Queue: "default", Phases: []sched.PhaseSpec{{Tasks: 1, Request: req, StartAfter: 1}}}
+}
+
+// A node too small for the first job's request is held for it: the smaller
+// request behind it may not use the node, and when enough frees the reserved
+// container is allocated, with its RESERVED time kept.
+func TestReservationHoldsNodeThenAllocates(t *testing.T) {
+	h := schedtest.New(t, schedtest.Config{Nodes: []resource.Vector{resource.New(4, 4096)}, Policy: reservingFair})
+	a := h.Submit(oneTask("a", resource.New(3, 1024)))
+	held := h.Place(a, 0, 0)
+	b := h.Submit(oneTask("b", resource.New(2, 1024)))
+	c := h.Submit(oneTask("c", resource.New(1, 1024)))
+
+	h.Now = 10
+	h.Core.NodeUpdate(h.Now, h.Node(0))
+	if got := b.Asks()[1].Reserved(); got != 1 {
+		t.Fatalf("b reserved on %d nodes, want 1", got)
+	}
+	if c.LiveContainers() != 0 || h.Node(0).Free() != resource.New(1, 3072) {
+		t.Fatalf("the reserved node went to c: c has %d containers, node free %v", c.LiveContainers(), h.Node(0).Free())
+	}
+
+	h.Now = 20
+	h.Complete(held)
+	h.Core.NodeUpdate(h.Now, h.Node(0))
+	if b.LiveContainers() != 1 || b.Asks()[1].Reserved() != 0 {
+		t.Fatalf("after a frees: b has %d containers, %d reservations", b.LiveContainers(), b.Asks()[1].Reserved())
+	}
+	h.Core.AMHeartbeat(h.Now, b)
+	var bc *sched.Container
+	for _, x := range h.Launched {
+		if x.Job() == b {
+			bc = x
+		}
+	}
+	if r, _ := bc.Time(sched.Reserved); r != 10 {
+		t.Errorf("RESERVED at %v, want 10", r)
+	}
+	if al, _ := bc.Time(sched.Allocated); al != 20 {
+		t.Errorf("ALLOCATED at %v, want 20", al)
+	}
+	if c.LiveContainers() != 1 {
+		t.Errorf("c should take the space left once the reservation is served, has %d", c.LiveContainers())
+	}
+}
+
+// A reservation whose request was satisfied on another node is cancelled
+// (KILLED) on the next update of the reserved node, which is then free for
+// others.
+func TestReservationCancelled(t *testing.T) {
+	h := schedtest.New(t, schedtest.Config{Nodes: []resource.Vector{resource.New(4, 4096), resource.New(4, 4096)}, Policy: reservingFair})
+	filler := h.Submit(sched.JobSpec{Key: "filler", Queue: "default", Phases: []sched.PhaseSpec{{Tasks: 2, Request: resource.New(3, 1024), StartAfter: 1}}})
+	f0 := h.Place(filler, 0, 0)
+	f1 := h.Place(filler, 0, 1)
+	b := h.Submit(oneTask("b", resource.New(2, 1024)))
+	h.Core.NodeUpdate(h.Now, h.Node(0))
+	if b.Asks()[1].Reserved() != 1 {
+		t.Fatal("b should hold node 0")
+	}
+	// Node 1 frees first: b is allocated there.
+	h.Complete(f1)
+	h.Core.NodeUpdate(h.Now, h.Node(1))
+	if b.LiveContainers() != 1 {
+		t.Fatalf("b should run on node 1, has %d containers", b.LiveContainers())
+	}
+	// Node 0's reservation is now pointless and goes on its next update.
+	d := h.Submit(oneTask("d", resource.New(1, 1024)))
+	h.Core.NodeUpdate(h.Now, h.Node(0))
+	if b.Asks()[1].Reserved() != 0 || d.LiveContainers() != 1 {
+		t.Fatalf("reservation not cancelled: %d left, d has %d containers", b.Asks()[1].Reserved(), d.LiveContainers())
+	}
+	_ = f0
+	if err := h.Core.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
