@@ -47,7 +47,12 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 	row("throughput (jobs/h)", func(s *metrics.Summary) string { return num(&s.ThroughputPerH) })
 	row("utilization", func(s *metrics.Summary) string { return fmt.Sprintf("%.3f", s.UtilizationAvg) })
 	if s0.DeadlineMetFrac != nil {
-		row("deadlines met", func(s *metrics.Summary) string { return num(s.DeadlineMetFrac) })
+		row("deadlines met", func(s *metrics.Summary) string { return fmt.Sprintf("%.3f", *s.DeadlineMetFrac) })
+		row("lateness avg (s)", func(s *metrics.Summary) string { return num(s.LatenessAvgS) })
+		row("lateness p95 (s)", func(s *metrics.Summary) string { return num(s.LatenessP95S) })
+	}
+	if s0.ExternalUnmet != nil {
+		row("external unmet (vcore-s)", func(s *metrics.Summary) string { return num(&s.ExternalUnmet.VCoreS) })
 	}
 	row("events", func(s *metrics.Summary) string { return strconv.FormatUint(s.Events, 10) })
 	row("wall (s)", func(s *metrics.Summary) string { return fmt.Sprintf("%.3f", s.WallS) })
