@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sim"
 )
 
 func TestClassify(t *testing.T) {
@@ -90,5 +91,17 @@ func TestSummaryJSONWithReports(t *testing.T) {
 	bad := &Summary{Reports: map[string]any{"policy": 1}}
 	if _, err := bad.MarshalJSON(); err == nil {
 		t.Fatal("a report may not shadow a summary field")
+	}
+}
+
+func TestWriteTimeline(t *testing.T) {
+	var b bytes.Buffer
+	capacity := resource.New(4, 4096)
+	if err := WriteTimeline(&b, []sim.Sample{{T: 0, Allocated: resource.New(4, 1024)}, {T: 13_000_000, Allocated: resource.New(2, 3072)}}, capacity); err != nil {
+		t.Fatal(err)
+	}
+	want := TimelineHeader + "\n0,4,1024,1.0000\n13,2,3072,0.7500\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

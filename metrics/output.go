@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sim"
 )
 
 // WriteJSON writes v as indented JSON with a trailing newline.
@@ -55,15 +58,39 @@ func csvField(s string) string {
 	return s
 }
 
-// WriteRunDir writes summary.json and jobs.csv into dir, creating it.
-func WriteRunDir(dir string, s *Summary, jobs []Job) error {
+// WriteRunDir writes summary.json and jobs.csv into dir, creating it, and
+// timeline.csv when the run recorded a timeline.
+func WriteRunDir(dir string, s *Summary, jobs []Job, timeline []sim.Sample, capacity resource.Vector) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	if err := writeFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, s) }); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "jobs.csv"), func(w io.Writer) error { return WriteCSV(w, jobs) })
+	if err := writeFile(filepath.Join(dir, "jobs.csv"), func(w io.Writer) error { return WriteCSV(w, jobs) }); err != nil {
+		return err
+	}
+	if len(timeline) == 0 {
+		return nil
+	}
+	return writeFile(filepath.Join(dir, "timeline.csv"), func(w io.Writer) error { return WriteTimeline(w, timeline, capacity) })
+}
+
+// TimelineHeader is the column list of timeline.csv.
+const TimelineHeader = "t_s,vcores,memory_mb,utilization"
+
+// WriteTimeline writes the allocation over time: seconds, vcores and MiB
+// allocated, and the dominant allocated share.
+func WriteTimeline(out io.Writer, timeline []sim.Sample, capacity resource.Vector) error {
+	b := bufio.NewWriter(out)
+	b.WriteString(TimelineHeader)
+	b.WriteByte('\n')
+	for _, x := range timeline {
+		fmt.Fprintf(b, "%s,%s,%d,%s\n", strconv.FormatFloat(x.T.Seconds(), 'f', -1, 64),
+			resource.FormatVCores(x.Allocated[resource.VCores]), x.Allocated[resource.Memory],
+			strconv.FormatFloat(x.Allocated.DominantShare(capacity), 'f', 4, 64))
+	}
+	return b.Flush()
 }
 
 func writeFile(path string, fill func(io.Writer) error) error {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spindle-sched/spindle/admission"
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/sim"
@@ -26,6 +27,8 @@ type Spec struct {
 	Admission    string // "", "none", "static:32"
 	Seed         uint64
 	Estimates    sim.Estimates
+	// TimelineStep, when positive, records the allocation over time.
+	TimelineStep clock.Duration
 	// Progress, when set, is called now and then during the run.
 	Progress func(sim.Progress)
 }
@@ -66,7 +69,8 @@ func Run(s Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, Progress: s.Progress, ProgressEvery: 1 << 16}
+	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, TimelineStep: s.TimelineStep,
+		Progress: s.Progress, ProgressEvery: 1 << 16}
 	if af != nil {
 		opts.Admission = af
 	}

@@ -40,6 +40,10 @@ type Options struct {
 	// EveryHeartbeat delivers every node heartbeat instead of eliding the
 	// ones that cannot change anything; tests use it to prove elision exact.
 	EveryHeartbeat bool
+	// TimelineStep, when positive, records the cluster's allocation over
+	// time in Result.Timeline: the allocation at the end of each step-long
+	// window in which it changed.
+	TimelineStep clock.Duration
 	// Progress, when set, is called every ProgressEvery events.
 	Progress      func(p Progress)
 	ProgressEvery uint64
@@ -59,6 +63,12 @@ type JobResult struct {
 	Submit, Admit, AMStart, FirstRun, LastDone, Finish clock.Time
 	Demand                                             resource.Vector
 	DemandContainers                                   int
+}
+
+// Sample is the cluster's allocation at a time.
+type Sample struct {
+	T         clock.Time
+	Allocated resource.Vector
 }
 
 // StuckJob is a job that could not finish.
@@ -81,8 +91,10 @@ type Result struct {
 	// ExternalUnmet is external demand that found no room, in
 	// vcore-seconds and MiB-seconds; zero without external load.
 	ExternalUnmet [2]float64
-	Policy        sched.Policy
-	Admission     sched.Admission
+	// Timeline samples the cluster's allocation (see Options.TimelineStep).
+	Timeline  []Sample
+	Policy    sched.Policy
+	Admission sched.Admission
 }
 
 // AppliesExternalLoad tells whether the simulator applies a workload's
@@ -143,6 +155,8 @@ type simulator struct {
 	sw     sweep
 
 	est *estimator
+
+	timeline []Sample
 
 	passQueued bool
 	// The furthest point reached in the current instant, in the (class,
@@ -289,6 +303,9 @@ func (s *simulator) loop() error {
 		}
 		s.events++
 		s.handle(&e)
+		if s.opt.TimelineStep > 0 {
+			s.sample()
+		}
 		if s.err != nil {
 			return fmt.Errorf("at %v: %w", s.now, s.err)
 		}
@@ -493,6 +510,22 @@ func (s *simulator) nodeBeat(id int) {
 	}
 }
 
+// sample records the allocation when it changed, keeping one sample per
+// step: a later change within the step overwrites the earlier one.
+func (s *simulator) sample() {
+	a := s.cl.Allocated()
+	n := len(s.timeline)
+	if n > 0 && s.timeline[n-1].Allocated == a {
+		return
+	}
+	t := s.now / clock.Time(s.opt.TimelineStep) * clock.Time(s.opt.TimelineStep)
+	if n > 0 && s.timeline[n-1].T == t {
+		s.timeline[n-1].Allocated = a
+		return
+	}
+	s.timeline = append(s.timeline, Sample{T: t, Allocated: a})
+}
+
 // refresh re-derives whether node id may accept after its resources changed.
 func (s *simulator) refresh(id int) {
 	p := int(s.pos[id])
@@ -611,10 +644,11 @@ func (s *simulator) pass() {
 
 func (s *simulator) result() *Result {
 	r := &Result{
-		Jobs:   make([]JobResult, len(s.w.Jobs)),
-		Events: s.events,
-		End:    s.now,
-		Policy: s.core.Policy(), Admission: s.core.Admission(),
+		Jobs:     make([]JobResult, len(s.w.Jobs)),
+		Events:   s.events,
+		End:      s.now,
+		Timeline: s.timeline,
+		Policy:   s.core.Policy(), Admission: s.core.Admission(),
 	}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
 	for i := range r.Jobs {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy"
@@ -159,6 +160,9 @@ except wall_s, the host time the run took.`,
 			pr := newProgress(cmd.ErrOrStderr(), f.quiet)
 			spec := specs[0]
 			spec.Workload, spec.WorkloadName, spec.Progress = w, name, pr.update
+			if f.out != "" {
+				spec.TimelineStep = timelineStep
+			}
 			o, err := runner.Run(spec)
 			pr.done()
 			stop()
@@ -166,7 +170,7 @@ except wall_s, the host time the run took.`,
 				return err
 			}
 			if f.out != "" {
-				if err := metrics.WriteRunDir(f.out, o.Summary, o.Jobs); err != nil {
+				if err := metrics.WriteRunDir(f.out, o.Summary, o.Jobs, o.Result.Timeline, w.Cluster.Capacity()); err != nil {
 					return err
 				}
 			}
@@ -224,6 +228,9 @@ continues the previous policy's parameters).
 			latest := make([]sim.Progress, len(specs))
 			for i := range specs {
 				specs[i].Workload, specs[i].WorkloadName = w, name
+				if f.out != "" {
+					specs[i].TimelineStep = timelineStep
+				}
 				specs[i].Progress = func(p sim.Progress) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -248,10 +255,11 @@ continues the previous policy's parameters).
 			for i, o := range outs {
 				summaries[i] = o.Summary
 			}
+			metrics.CompareRuns(summaries)
 			if f.out != "" {
 				names := dirNames(summaries)
 				for i, o := range outs {
-					if err := metrics.WriteRunDir(filepath.Join(f.out, names[i]), o.Summary, o.Jobs); err != nil {
+					if err := metrics.WriteRunDir(filepath.Join(f.out, names[i]), o.Summary, o.Jobs, o.Result.Timeline, w.Cluster.Capacity()); err != nil {
 						return err
 					}
 				}
@@ -268,6 +276,9 @@ continues the previous policy's parameters).
 	cmd.Flags().IntVarP(&parallel, "parallel", "j", 0, "simulations to run at once (default: number of CPUs)")
 	return cmd
 }
+
+// timelineStep is the resolution of timeline.csv in run directories.
+const timelineStep = clock.Second
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
 
