@@ -19,8 +19,6 @@ import (
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/sim"
-	"github.com/spindle-sched/spindle/trace"
-	"github.com/spindle-sched/spindle/workload"
 )
 
 // runFlags are shared by simulate and compare.
@@ -85,36 +83,6 @@ func (f *runFlags) specs(policies []string) ([]runner.Spec, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// load reads the workload from -w or --trace.
-func (f *runFlags) load(stderr io.Writer) (*workload.Workload, string, error) {
-	var w *workload.Workload
-	var name string
-	var err error
-	switch {
-	case f.workload != "" && f.trace != "":
-		return nil, "", usagef("give -w or --trace, not both")
-	case f.trace != "":
-		name = f.trace
-		format, inputs, ok := strings.Cut(f.trace, ":")
-		if !ok || inputs == "" {
-			return nil, "", usagef("--trace wants FORMAT:INPUT, e.g. swf:log.swf.gz")
-		}
-		w, err = trace.Load(format, strings.Split(inputs, ","), trace.Options{})
-	case f.workload != "":
-		name = f.workload
-		w, err = workload.Load(f.workload)
-	default:
-		return nil, "", usagef("no workload: pass -w FILE (see examples/, or 'spindle generate') or --trace FORMAT:INPUT")
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	if w.Cluster.ExternalLoad != nil && !sim.AppliesExternalLoad {
-		fmt.Fprintf(stderr, "spindle: warning: %s: cluster.external_load is read but not yet applied by the simulator; the machines are treated as dedicated\n", name)
-	}
-	return w, name, nil
 }
 
 func newSimulate() *cobra.Command {
