@@ -105,9 +105,10 @@ func (s *Static) Admit(j *sched.Job) bool {
 }
 
 // ContainerChanged returns an AM's vcores to the pool when its container
-// ends.
-func (s *Static) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
-	if c.IsAM() && c.State().Terminal() {
+// ends. A reservation for an AM that is cancelled never held anything: the
+// job stays admitted and its AM still counts.
+func (s *Static) ContainerChanged(c *sched.Container, from sched.ContainerState) {
+	if c.IsAM() && c.State().Terminal() && from != sched.Reserved && from != sched.New {
 		s.amHeld -= c.Request()[resource.VCores]
 	}
 }

@@ -1,0 +1,407 @@
+package autoadmin
+
+import (
+	"math"
+	"slices"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+// Controller is AutoAdmin as a spindle admission controller: the core asks
+// Admit for the first waiting job on every submission, node update, job end
+// and tick, which is ARC's waiting queue retried in order.
+type Controller struct {
+	v        *sched.View
+	cfg      Config
+	capacity resource.Vector
+	shapes   []nodeShape
+	nodeCaps [resource.NumDims][][2]int64 // per dimension: capacity and count of each shape
+	ric      *RIC
+
+	// amHeld is ARC's TotalAMC_R: the AMs of admitted jobs, counted from
+	// admission until their container ends, so that a burst admitted in
+	// one instant counts its AMs before any is allocated.
+	amHeld  resource.Vector
+	running int // APPLIST_RUN: admitted, unfinished jobs
+	waiting int // APPLIST_WAIT
+	forced  int
+	kicked  bool // a retry was requested and no Admit call came since
+
+	// What the unfinished jobs declare, for the cold start: the sums of
+	// their AM and first-phase task requests.
+	declN          int
+	declAM, declTC resource.Vector
+
+	// taskSizes counts, per dimension, the unfinished jobs by their
+	// largest declared task, for Safe; gran is the greatest common divisor
+	// of node capacities and every request seen.
+	taskSizes [resource.NumDims]map[int64]int
+	gran      resource.Vector
+
+	// Task demand, for Demand: per job what its tasks hold and ask for,
+	// and the sum over jobs with any.
+	demand     []resource.Vector
+	demandSum  resource.Vector
+	demandJobs int
+
+	rec recorder
+}
+
+// nodeShape is a node capacity and how many nodes have it, in node order,
+// so that sums over nodes run in a fixed order.
+type nodeShape struct {
+	capacity resource.Vector
+	count    int
+}
+
+// New returns a controller over the core's view.
+func New(v *sched.View, cfg Config) *Controller {
+	cl := v.Cluster()
+	c := &Controller{v: v, cfg: cfg, capacity: cl.Capacity(), ric: NewRIC(cl.NumNodes())}
+	for i := range cl.NumNodes() {
+		nc := cl.Node(cluster.NodeID(i)).Capacity()
+		k := slices.IndexFunc(c.shapes, func(s nodeShape) bool { return s.capacity == nc })
+		if k < 0 {
+			c.shapes = append(c.shapes, nodeShape{capacity: nc})
+			k = len(c.shapes) - 1
+		}
+		c.shapes[k].count++
+		for d := range c.gran {
+			c.gran[d] = gcd(c.gran[d], nc[d])
+		}
+	}
+	for d := range c.nodeCaps {
+		for _, s := range c.shapes {
+			c.nodeCaps[d] = append(c.nodeCaps[d], [2]int64{s.capacity[d], int64(s.count)})
+		}
+	}
+	c.rec.init(cfg.Dims)
+	return c
+}
+
+// Reservation returns the current R_R in every configured dimension.
+func (c *Controller) Reservation() resource.Vector {
+	_, r := c.predict()
+	return r
+}
+
+// predict runs RRP in every configured dimension and returns the capacity
+// it divided (C_R, or what containers can fill with Packing) and R_R.
+func (c *Controller) predict() (capacity, reserve resource.Vector) {
+	capacity = c.capacity
+	u := c.ric.Total()
+	for _, d := range c.cfg.Dims {
+		if c.capacity[d] <= 0 {
+			continue
+		}
+		in := InputsFor(c.capacity, u, d)
+		if in.Known && c.cfg.Demand && c.demandJobs > 0 {
+			in.AvgTC = float64(c.demandSum[d]) / float64(c.demandJobs)
+		}
+		if !in.Known && c.cfg.ColdStart && c.declN > 0 {
+			in.Known = true
+			in.AvgAM = float64(c.declAM[d]) / float64(c.declN)
+			in.AvgTC = float64(c.declTC[d]) / float64(c.declN)
+		}
+		if c.cfg.Packing && in.Known {
+			in.C = 0
+			for _, s := range c.shapes {
+				in.C += float64(s.count) * Fill(float64(s.capacity[d]), in.AvgAM, in.AvgTC)
+			}
+			capacity[d] = int64(math.Floor(in.C))
+		}
+		reserve[d] = c.cfg.Predict(in, unitOf(d)).Value
+		if c.cfg.Safe {
+			reserve[d] = max(reserve[d], roundUp(float64(c.safeReserve(d)), unitOf(d)))
+		}
+	}
+	return capacity, reserve
+}
+
+// safeReserve is SafeReserve for the largest task an unfinished job
+// declares in dimension d.
+func (c *Controller) safeReserve(d resource.Dim) int64 {
+	var task int64
+	for size := range c.taskSizes[d] {
+		task = max(task, size) // the maximum does not depend on map order
+	}
+	return SafeReserve(c.nodeCaps[d], task, c.gran[d])
+}
+
+// admissible applies ARC's test to an AM of the given size.
+func (c *Controller) admissible(am resource.Vector) bool {
+	capacity, reserve := c.predict()
+	return Admissible(capacity, c.amHeld, am, reserve, c.cfg.Dims)
+}
+
+// RIC returns the collector.
+func (c *Controller) RIC() *RIC { return c.ric }
+
+// Admit applies ARC's test to the first waiting job. A job is also let in
+// when nothing at all is admitted, since then no release can ever change
+// the answer: that happens only for an AM larger than C_R minus the idle
+// reservation, which no workload of the paper has.
+func (c *Controller) Admit(j *sched.Job) bool {
+	c.kicked = false
+	am := j.Spec().AM
+	if !c.admissible(am) {
+		if c.running > 0 || !c.amHeld.IsZero() {
+			return false
+		}
+		c.forced++
+	}
+	c.amHeld = c.amHeld.Add(am)
+	c.running++
+	c.waiting--
+	c.note()
+	return true
+}
+
+// JobSubmitted counts the job as waiting; the core asks Admit next.
+func (c *Controller) JobSubmitted(j *sched.Job) {
+	c.waiting++
+	c.declare(j, 1)
+	c.note()
+}
+
+// JobFinished takes the job off the running queue. Its AM still holds
+// resources until its container ends.
+func (c *Controller) JobFinished(j *sched.Job) {
+	c.running--
+	c.declare(j, -1)
+	c.note()
+}
+
+// declare adds (sign 1) or removes (-1) a job's declared requests: its AM,
+// and its first phase, one task of it or, with Demand, all of them.
+func (c *Controller) declare(j *sched.Job, sign int64) {
+	sp := j.Spec()
+	c.declN += int(sign)
+	c.declAM = c.declAM.Add(sp.AM.Mul(sign))
+	first := sp.Phases[0].Request
+	if c.cfg.Demand {
+		first = first.Mul(int64(sp.Phases[0].Tasks))
+	}
+	c.declTC = c.declTC.Add(first.Mul(sign))
+	for d := range c.gran {
+		c.gran[d] = gcd(c.gran[d], sp.AM[d])
+		for _, p := range sp.Phases {
+			c.gran[d] = gcd(c.gran[d], p.Request[d])
+		}
+	}
+	for _, d := range c.cfg.Dims {
+		var largest int64
+		for _, p := range sp.Phases {
+			largest = max(largest, p.Request[d])
+		}
+		if c.taskSizes[d] == nil {
+			c.taskSizes[d] = map[int64]int{}
+		}
+		if c.taskSizes[d][largest] += int(sign); c.taskSizes[d][largest] == 0 {
+			delete(c.taskSizes[d], largest)
+		}
+	}
+	if sign < 0 && c.cfg.Demand {
+		c.updateDemand(j)
+	}
+}
+
+// AsksChanged follows a job's task demand as its AM asks for a phase.
+func (c *Controller) AsksChanged(j *sched.Job) {
+	if c.cfg.Demand {
+		c.updateDemand(j)
+	}
+}
+
+// updateDemand recomputes what job j's tasks hold and ask for.
+func (c *Controller) updateDemand(j *sched.Job) {
+	for int(j.ID()) >= len(c.demand) {
+		c.demand = append(c.demand, resource.Vector{})
+	}
+	var now resource.Vector
+	if j.State() != sched.Finished {
+		now = j.Usage()
+		if j.AM() != nil {
+			now = now.Sub(j.AM().Request())
+		}
+		asks := j.Asks()
+		for i := 1; i < len(asks); i++ {
+			now = now.Add(asks[i].Request.Mul(int64(asks[i].Pending)))
+		}
+	}
+	old := &c.demand[j.ID()]
+	if !old.IsZero() {
+		c.demandJobs--
+	}
+	if !now.IsZero() {
+		c.demandJobs++
+	}
+	c.demandSum = c.demandSum.Sub(*old).Add(now)
+	*old = now
+}
+
+// NodeUpdated refreshes the node's record on its heartbeat (Alg. 1). The
+// record is already current: allocations and releases refresh it as the
+// resource manager makes them (ContainerChanged).
+func (c *Controller) NodeUpdated(n *cluster.Node) { c.ric.Update(n) }
+
+// ContainerChanged keeps the RIC current as containers are allocated and
+// released, and returns an AM's resources to ARC when its container ends.
+// When the change lets the first waiting job in, it asks the core to retry
+// soon, as the next node update in YARN would.
+func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerState) {
+	s := ct.State()
+	if s != sched.Allocated && !s.Terminal() {
+		return
+	}
+	c.ric.Update(ct.Node())
+	if c.cfg.Demand && !ct.IsAM() {
+		c.updateDemand(ct.Job())
+	}
+	if _, held := ct.Time(sched.Allocated); s.Terminal() && ct.IsAM() && held {
+		c.amHeld = c.amHeld.Sub(ct.Request())
+	}
+	c.note()
+	if w := c.v.Waiting(); len(w) > 0 && !c.kicked && c.admissible(w[0].Spec().AM) {
+		c.kicked = true
+		c.v.Reconsider()
+	}
+}
+
+// note records the state after a change.
+func (c *Controller) note() {
+	c.rec.note(c.v.Now(), c.Reservation(), c.running, c.waiting)
+}
+
+// Report is the "autoadmin" section of a run's summary: the configuration,
+// R_R over time and the queue lengths.
+func (c *Controller) Report() (string, any) { return "autoadmin", c.rec.report(c.cfg, c.forced) }
+
+// recorder keeps R_R(t) and the queue lengths as a step function, exactly for
+// the statistics and thinned to one point per sampleGap for the series, so
+// a long run does not produce a series as long as its event log.
+type recorder struct {
+	dims []resource.Dim
+
+	started  bool
+	last     clock.Time
+	reserve  resource.Vector
+	running  int
+	waiting  int
+	area     [resource.NumDims]float64 // ∫ R_R dt, in unit·µs
+	first    clock.Time
+	min, max resource.Vector
+	maxRun   int
+	maxWait  int
+
+	lastPoint clock.Time
+	t         []float64
+	r         [resource.NumDims][]float64
+	admitted  []int
+	waits     []int
+}
+
+// sampleGap is the least time between two points of the series; each point
+// holds the state at the end of the changes within sampleGap of it.
+const sampleGap = clock.Second
+
+func (r *recorder) init(dims []resource.Dim) { r.dims = dims }
+
+func (r *recorder) note(now clock.Time, reserve resource.Vector, running, waiting int) {
+	if r.started && reserve == r.reserve && running == r.running && waiting == r.waiting {
+		return
+	}
+	if !r.started {
+		r.started, r.first, r.min, r.max = true, now, reserve, reserve
+	} else {
+		for _, d := range r.dims {
+			r.area[d] += float64(r.reserve[d]) * float64(now-r.last)
+		}
+	}
+	r.last, r.reserve, r.running, r.waiting = now, reserve, running, waiting
+	r.min, r.max = r.min.Min(reserve), r.max.Max(reserve)
+	r.maxRun, r.maxWait = max(r.maxRun, running), max(r.maxWait, waiting)
+
+	n := len(r.t)
+	if n == 0 || now >= r.lastPoint.Add(sampleGap) {
+		r.lastPoint = now
+		r.t = append(r.t, now.Seconds())
+		for _, d := range r.dims {
+			r.r[d] = append(r.r[d], display(d, reserve[d]))
+		}
+		r.admitted = append(r.admitted, running)
+		r.waits = append(r.waits, waiting)
+		return
+	}
+	for _, d := range r.dims {
+		r.r[d][n-1] = display(d, reserve[d])
+	}
+	r.admitted[n-1], r.waits[n-1] = running, waiting
+}
+
+// display converts a stored amount to its unit in reports: vcores, MiB.
+func display(d resource.Dim, x int64) float64 {
+	if d == resource.VCores {
+		return float64(x) / resource.MilliPerVCore
+	}
+	return float64(x)
+}
+
+// Report is the JSON form of the "autoadmin" section.
+type Report struct {
+	Config string `json:"config"`
+	// Reserve statistics by dimension name, in vcores or MiB; the
+	// average is over time, from the first submission to the last change.
+	ReserveMin map[string]float64 `json:"reserve_min"`
+	ReserveMax map[string]float64 `json:"reserve_max"`
+	ReserveAvg map[string]float64 `json:"reserve_avg"`
+	// AdmittedMax and WaitingMax are the longest running and waiting
+	// queues.
+	AdmittedMax int `json:"admitted_max"`
+	WaitingMax  int `json:"waiting_max"`
+	// Forced counts jobs let in only because nothing else was admitted.
+	Forced int    `json:"forced_admissions"`
+	Series Series `json:"series"`
+}
+
+// Series is R_R(t) and the queue lengths, one point per second at most,
+// in columns.
+type Series struct {
+	T        []float64            `json:"t_s"`
+	Reserve  map[string][]float64 `json:"reserve"`
+	Admitted []int                `json:"admitted"`
+	Waiting  []int                `json:"waiting"`
+}
+
+func (r *recorder) report(cfg Config, forced int) Report {
+	rep := Report{
+		Config:     cfg.String(),
+		ReserveMin: map[string]float64{}, ReserveMax: map[string]float64{}, ReserveAvg: map[string]float64{},
+		AdmittedMax: r.maxRun, WaitingMax: r.maxWait, Forced: forced,
+		Series: Series{T: r.t, Reserve: map[string][]float64{}, Admitted: r.admitted, Waiting: r.waits},
+	}
+	if rep.Series.T == nil {
+		rep.Series.T, rep.Series.Admitted, rep.Series.Waiting = []float64{}, []int{}, []int{}
+	}
+	span := float64(r.last - r.first)
+	for _, d := range r.dims {
+		name := d.Name()
+		rep.ReserveMin[name], rep.ReserveMax[name] = display(d, r.min[d]), display(d, r.max[d])
+		avg := float64(r.reserve[d])
+		if span > 0 {
+			avg = r.area[d] / span
+		}
+		if d == resource.VCores {
+			avg /= resource.MilliPerVCore
+		}
+		rep.ReserveAvg[name] = math.Round(avg*1000) / 1000
+		rep.Series.Reserve[name] = r.r[d]
+		if rep.Series.Reserve[name] == nil {
+			rep.Series.Reserve[name] = []float64{}
+		}
+	}
+	return rep
+}

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spindle-sched/spindle/experiments"
+	"github.com/spindle-sched/spindle/runner"
+)
+
+func init() { extraCommands = append(extraCommands, newSweep) }
+
+func newSweep() *cobra.Command {
+	var (
+		wl, trace, pol, rng string
+		with                []string
+		seed                uint64
+		seeds, parallel     int
+		asJSON              bool
+	)
+	cmd := &cobra.Command{
+		Use:   "sweep -w WORKLOAD -p POLICY --static FROM:TO:STEP [--with ADMISSION]... [--json]",
+		Short: "Run a workload once per static reservation (AutoAdmin's sweep) and score admission controllers",
+		Long: `Run the workload under POLICY once per static reservation static:<n>, for n =
+FROM, FROM+STEP, ... up to TO (vcores kept for task containers), and print each
+point's makespan and whether it deadlocked. The best point is the one with the
+least makespan among those that did not deadlock.
+
+--with ADMISSION (repeatable) also runs that admission controller, e.g.
+autoadmin, and prints its makespan and its Perf Score against the best static
+point, the AutoAdmin paper's Eq. 4.1:
+
+    Perf Score = (1 - (M - M_min) / M_min) * 100 %
+
+where M is the controller's makespan and M_min the best static point's. It is
+above 100 % when the controller beats every static point, and "-" when it
+deadlocked.
+
+--seeds K repeats every run on seeds --seed ... --seed+K-1; makespans are then
+means over the seeds and a point counts as deadlocked if any seed deadlocked.
+
+A deadlocked run's makespan covers its completed jobs only.
+
+--json prints {"points":[{"reserve":n,"makespan_s":x,"deadlocked":b,...}],
+"best":{"reserve":n,"makespan_s":x}, "with":[{"admission":a,"makespan_s":x,
+"deadlocked":b,"perf_score":p,...}]}; "best" is null when every point
+deadlocked, and "perf_score" is left out when the controller deadlocked.`,
+		Example: `  spindle generate autoadmin-homogeneous --am 2 --task 2 -o aa.yaml
+  spindle sweep -w aa.yaml -p fair:max_am_share=-1 --static 0:62:2 --with autoadmin
+  spindle sweep -w aa.yaml -p fair:max_am_share=-1 --static 20:40:1 --seeds 5 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if pol == "" {
+				return usagef("no policy: pass -p POLICY")
+			}
+			if rng == "" {
+				return usagef("no reservations: pass --static FROM:TO:STEP, e.g. --static 0:64:4")
+			}
+			reserves, err := experiments.ParseReserveRange(rng)
+			if err != nil {
+				return usagef("--static: %v", err)
+			}
+			if seeds < 1 {
+				return usagef("--seeds must be at least 1")
+			}
+			for _, a := range append([]string{"none"}, with...) {
+				if err := runner.Check(runner.Spec{Policy: pol, Admission: a}); err != nil {
+					return usageError{err}
+				}
+			}
+			f := runFlags{workload: wl, trace: trace}
+			w, name, err := f.load(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			spec := experiments.StaticSweepSpec{Workload: w, WorkloadName: name, Policy: pol, Reserves: reserves,
+				With: with, Parallel: parallel}
+			for i := range seeds {
+				spec.Seeds = append(spec.Seeds, seed+uint64(i))
+			}
+			res, err := experiments.StaticSweep(spec)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeSweepJSON(cmd.OutOrStdout(), res)
+			}
+			printSweep(cmd.OutOrStdout(), name, pol, spec.Seeds, res)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&wl, "workload", "w", "", "workload file (YAML or JSON, format v1; .gz accepted)")
+	fl.StringVar(&trace, "trace", "", "sweep straight from a trace: FORMAT:INPUT[,INPUT...]")
+	fl.StringVarP(&pol, "policy", "p", "", "scheduling policy, e.g. fair:max_am_share=-1 (YARN 2.2's Fair, no AM limit)")
+	fl.StringVar(&rng, "static", "", "static reservations to run, FROM:TO:STEP in vcores (inclusive)")
+	fl.StringArrayVar(&with, "with", nil, "also run this admission controller and print its Perf Score (repeatable), e.g. autoadmin")
+	fl.Uint64Var(&seed, "seed", 1, "seed of the runs (the first one with --seeds)")
+	fl.IntVar(&seeds, "seeds", 1, "run every point on this many seeds, from --seed on, and average")
+	fl.IntVarP(&parallel, "parallel", "j", 0, "simulations to run at once (default: number of CPUs)")
+	fl.BoolVar(&asJSON, "json", false, "print the sweep as JSON")
+	return cmd
+}
+
+func printSweep(out io.Writer, name, pol string, seeds []uint64, res *experiments.StaticSweepResult) {
+	seedText := fmt.Sprintf("seed %d", seeds[0])
+	if len(seeds) > 1 {
+		seedText = fmt.Sprintf("seeds %d..%d (makespans are means)", seeds[0], seeds[len(seeds)-1])
+	}
+	jobs := 0
+	if len(res.Points) > 0 {
+		jobs = res.Points[0].JobsTotal
+	}
+	fmt.Fprintf(out, "workload %s: %d jobs; policy %s; %s\n\n", name, jobs, pol, seedText)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "reserve (vcores)\tmakespan (s)\tdeadlocked\tjobs completed\t")
+	for i := range res.Points {
+		p := &res.Points[i]
+		mark := ""
+		if i == res.Best {
+			mark = " best"
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%v\t%d/%d\t%s\n", strconv.FormatFloat(p.Reserve, 'f', -1, 64), p.Makespan(), p.Deadlocked(), p.JobsCompleted, p.JobsTotal, mark)
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+	if res.Best < 0 {
+		fmt.Fprintln(out, "best static: none (every point deadlocked)")
+	} else {
+		b := &res.Points[res.Best]
+		fmt.Fprintf(out, "best static: %s, makespan %.1f s\n", b.Admission, b.Makespan())
+	}
+	for i := range res.With {
+		w := &res.With[i]
+		if w.Deadlocked() {
+			fmt.Fprintf(out, "%s: deadlocked (%d/%d jobs completed)\n", w.Admission, w.JobsCompleted, w.JobsTotal)
+			continue
+		}
+		score := "-"
+		if s := res.PerfScore(w); !math.IsNaN(s) {
+			score = fmt.Sprintf("%.1f %%", s)
+		}
+		fmt.Fprintf(out, "%s: makespan %.1f s, Perf Score %s\n", w.Admission, w.Makespan(), score)
+	}
+}
+
+type sweepPointJSON struct {
+	Reserve         *float64  `json:"reserve,omitempty"`
+	Admission       string    `json:"admission"`
+	MakespanS       float64   `json:"makespan_s"`
+	Deadlocked      bool      `json:"deadlocked"`
+	DeadlockedSeeds int       `json:"deadlocked_seeds"`
+	JobsCompleted   int       `json:"jobs_completed"`
+	JobsTotal       int       `json:"jobs_total"`
+	MakespansS      []float64 `json:"makespans_s"`
+	PerfScore       *float64  `json:"perf_score,omitempty"`
+	Report          any       `json:"autoadmin,omitempty"`
+}
+
+func writeSweepJSON(out io.Writer, res *experiments.StaticSweepResult) error {
+	point := func(p *experiments.StaticPoint) sweepPointJSON {
+		j := sweepPointJSON{Admission: p.Admission, MakespanS: p.Makespan(), Deadlocked: p.Deadlocked(),
+			DeadlockedSeeds: p.DeadlockedSeeds, JobsCompleted: p.JobsCompleted, JobsTotal: p.JobsTotal,
+			MakespansS: p.Makespans}
+		if !math.IsNaN(p.Reserve) {
+			r := p.Reserve
+			j.Reserve = &r
+		}
+		return j
+	}
+	type best struct {
+		Reserve   float64 `json:"reserve"`
+		MakespanS float64 `json:"makespan_s"`
+	}
+	doc := struct {
+		Points []sweepPointJSON `json:"points"`
+		Best   *best            `json:"best"`
+		With   []sweepPointJSON `json:"with"`
+	}{Points: []sweepPointJSON{}, With: []sweepPointJSON{}}
+	for i := range res.Points {
+		doc.Points = append(doc.Points, point(&res.Points[i]))
+	}
+	if res.Best >= 0 {
+		b := &res.Points[res.Best]
+		doc.Best = &best{Reserve: b.Reserve, MakespanS: b.Makespan()}
+	}
+	for i := range res.With {
+		w := &res.With[i]
+		j := point(w)
+		if s := res.PerfScore(w); !math.IsNaN(s) {
+			j.PerfScore = &s
+		}
+		j.Report = w.Report
+		doc.With = append(doc.With, j)
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
