@@ -1,0 +1,29 @@
+package experiments
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// One seed of the DRESS report: every table is there, next to the paper's
+// figures, with no undefined number.
+func TestDRESSReport(t *testing.T) {
+	e, ok := Lookup("dress")
+	if !ok {
+		t.Fatal("dress experiment not registered")
+	}
+	body, err := e.Run(Config{Seeds: 1, Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"go run ./cmd/spindle experiments dress", "### Table II columns", "### Small jobs",
+		"### Target", "### The release estimator", "### Sensitivity", "1028.6", "27.6 %", "76.1 %", "dress:estimator=off"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "NaN") || strings.Contains(body, "Inf") {
+		t.Errorf("report has undefined numbers:\n%s", body)
+	}
+}

@@ -1,0 +1,405 @@
+// Package dress is DRESS (Mao et al., "DRESS: Dynamic RESource-reservation
+// Scheme for Congested Data-intensive Computing Platforms"): jobs are
+// classified at submission as small-demand (SD) or large-demand (LD), each
+// category has its own pool of the cluster, first in, first out inside a
+// pool, and the share reserved for small jobs, the reserve ratio δ, is
+// re-tuned every adjustment interval by Algorithm 3 from the pending demand
+// of each category and an estimate of the containers running jobs will
+// release soon.
+//
+// The estimate comes from observed container transitions only (Estimator:
+// Algorithms 1 and 2, Equations 1, 5 and 9); the policy never sees a task's
+// duration. Pools are measured in units of the cluster's dominant resource
+// (see Total), which with uniform containers is the paper's container count.
+// There is no preemption: a pool whose share shrinks gives its excess back as
+// its containers end.
+//
+// DRESS keeps YARN Capacity's ApplicationMaster limit (max_am_percent of the
+// cluster, at least one AM always allowed), so that it differs from the
+// Capacity baseline by its pools alone. The workload's queues are not used:
+// the two pools are DRESS's queues.
+package dress
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/internal/jobq"
+	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+// Category is a job's DRESS class.
+type Category int8
+
+// The two categories; the paper's category 1 and 2.
+const (
+	SD Category = iota // small demand
+	LD                 // large demand
+)
+
+func (c Category) String() string { return [...]string{"SD", "LD"}[c] }
+
+// Config holds the policy's parameters.
+type Config struct {
+	// Variant names the scheme in reports: "dress" or an improved
+	// variant built on the same machinery.
+	Variant string
+	// Theta is the classification threshold θ: a job is LD when its
+	// demand exceeds θ·X.
+	Theta float64
+	// ClassifyAvailable makes X the resources available at submission
+	// (the paper's literal A_c) instead of the whole cluster (Tot_R).
+	ClassifyAvailable bool
+	// Delta0 is the initial reserve ratio; DeltaMin and DeltaMax clamp it.
+	Delta0, DeltaMin, DeltaMax float64
+	// PW is the phase window, TS and TE the start and end thresholds of
+	// the estimator, in tasks.
+	PW     clock.Duration
+	TS, TE int
+	// Interval is how often Algorithm 3 runs; Horizon how far ahead the
+	// releases are predicted (0: one interval, the paper's F(t+1)).
+	Interval, Horizon clock.Duration
+	// Estimator off makes F ≡ 0: the ablation.
+	Estimator    bool
+	MaxAMPercent float64
+}
+
+// Defaults are the paper's settings (§V-A1) where it gives them.
+var Defaults = Config{
+	Variant: "dress", Theta: 0.1, Delta0: 0.1, DeltaMin: 0.01, DeltaMax: 0.99,
+	PW: 10 * clock.Second, TS: 5, TE: 5, Interval: clock.Second, Estimator: true, MaxAMPercent: 0.1,
+}
+
+// Params reads the parameters over the given defaults.
+func Params(r *params.Reader, def Config) Config {
+	c := def
+	c.Theta = r.Float("theta", def.Theta, 0, 1, fmt.Sprintf("classification threshold θ: a job is large-demand when its demand (AM + largest phase, dominant share) exceeds θ·X (default %v)", def.Theta))
+	classify := "total"
+	if def.ClassifyAvailable {
+		classify = "available"
+	}
+	c.ClassifyAvailable = r.Choice("classify", classify, []string{"total", "available"},
+		"X in the classification: total = the whole cluster (Tot_R, default), available = what is free at submission (the paper's literal A_c)") == "available"
+	c.Delta0 = r.Float("delta0", def.Delta0, 0, 1, fmt.Sprintf("initial reserve ratio δ for small-demand jobs (default %v)", def.Delta0))
+	c.DeltaMin = r.Float("delta_min", def.DeltaMin, 0, 1, fmt.Sprintf("lower clamp of δ, > 0 (default %v)", def.DeltaMin))
+	c.DeltaMax = r.Float("delta_max", def.DeltaMax, 0, 1, fmt.Sprintf("upper clamp of δ, < 1 (default %v)", def.DeltaMax))
+	c.PW = r.Duration("pw", def.PW, fmt.Sprintf("phase window of Algorithms 1 and 2 (default %v)", def.PW))
+	c.TS = r.Int("ts", def.TS, 0, math.MaxInt32, fmt.Sprintf("tasks starting within pw that mark a phase start, Algorithm 1's t_s (default %d)", def.TS))
+	c.TE = r.Int("te", def.TE, 0, math.MaxInt32, fmt.Sprintf("tasks completing within pw that mark the start of a phase's release, Algorithm 2's t_e; filters heading tasks (default %d)", def.TE))
+	c.Interval = r.Duration("interval", def.Interval, fmt.Sprintf("how often Algorithm 3 re-tunes δ (default %v)", def.Interval))
+	c.Horizon = r.Duration("horizon", def.Horizon, "how far ahead releases are predicted (default: one interval, the paper's F(t+1))")
+	c.Estimator = r.Choice("estimator", onOff(def.Estimator), []string{"on", "off"}, "release-pattern estimator; off makes F ≡ 0 (the ablation)") == "on"
+	c.MaxAMPercent = r.Float("max_am_percent", def.MaxAMPercent, 0, 1, fmt.Sprintf("fraction of the cluster ApplicationMasters may hold, as in Capacity (default %v); one AM may always run", def.MaxAMPercent))
+	return c
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// Validate checks what the per-key ranges cannot.
+func (c Config) Validate() error {
+	switch {
+	case c.DeltaMin <= 0 || c.DeltaMax >= 1 || c.DeltaMin > c.DeltaMax:
+		return fmt.Errorf("%s: need 0 < delta_min <= delta_max < 1, got delta_min=%v, delta_max=%v", c.Variant, c.DeltaMin, c.DeltaMax)
+	case c.Delta0 < c.DeltaMin || c.Delta0 > c.DeltaMax:
+		return fmt.Errorf("%s: delta0=%v is outside [delta_min, delta_max] = [%v, %v]", c.Variant, c.Delta0, c.DeltaMin, c.DeltaMax)
+	case c.Theta <= 0:
+		return fmt.Errorf("%s: theta must be positive", c.Variant)
+	}
+	return nil
+}
+
+// Policy is DRESS.
+type Policy struct {
+	v       *sched.View
+	cfg     Config
+	horizon clock.Duration
+	m       *meter
+	amLimit resource.Vector
+
+	delta float64
+	jobs  []jobInfo // by job id
+	pools [2]pool
+	live  [2][]*sched.Job // unfinished jobs of each category, by submission
+	est   *Estimator
+	tasks int // task containers running
+
+	rec recorder
+}
+
+type jobInfo struct {
+	cat    Category
+	demand int64 // AM plus largest phase, in units
+	am     int64 // the AM container, in units
+}
+
+type pool struct {
+	used  int64       // units held by the category's containers
+	tasks *jobq.Queue // jobs asking for task containers, by submission
+	ams   *jobq.Queue // jobs waiting for their AM container, by submission
+}
+
+// New returns a DRESS policy.
+func New(v *sched.View, cfg Config) (*Policy, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	capacity := v.Cluster().Capacity()
+	p := &Policy{v: v, cfg: cfg, horizon: cfg.Horizon, m: newMeter(capacity), delta: cfg.Delta0}
+	if p.horizon <= 0 {
+		p.horizon = cfg.Interval
+	}
+	for d := range capacity {
+		p.amLimit[d] = int64(math.Ceil(float64(capacity[d]) * cfg.MaxAMPercent))
+	}
+	for i := range p.pools {
+		p.pools[i] = pool{tasks: jobq.ByID(jobq.TaskAsks), ams: jobq.ByID(jobq.AMAsks)}
+	}
+	if cfg.Estimator {
+		p.est = NewEstimator(cfg.PW, cfg.TS, cfg.TE)
+	}
+	p.rec.init(cfg.Delta0)
+	return p, nil
+}
+
+// Delta returns the current reserve ratio.
+func (p *Policy) Delta() float64 { return p.delta }
+
+// CategoryOf returns the category job j was given at submission.
+func (p *Policy) CategoryOf(j *sched.Job) Category { return p.jobs[j.ID()].cat }
+
+// Estimator returns the release-pattern estimator, nil when it is off.
+func (p *Policy) Estimator() *Estimator { return p.est }
+
+// JobSubmitted classifies the job: LD when its demand exceeds θ·X, X being
+// the whole cluster or, with classify=available, what is free now.
+func (p *Policy) JobSubmitted(j *sched.Job) {
+	x := 1.0
+	if p.cfg.ClassifyAvailable {
+		x = float64(p.available()) / float64(Total)
+	}
+	cat := SD
+	if j.Demand().DominantShare(p.v.Cluster().Capacity()) > p.cfg.Theta*x+1e-12 {
+		cat = LD
+	}
+	info := jobInfo{cat: cat, am: p.m.size(j.Spec().AM)}
+	for _, ph := range j.Spec().Phases {
+		info.demand = max(info.demand, int64(ph.Tasks)*p.m.size(ph.Request))
+	}
+	info.demand += info.am
+	for int(j.ID()) >= len(p.jobs) {
+		p.jobs = append(p.jobs, jobInfo{})
+	}
+	p.jobs[j.ID()] = info
+	p.live[cat] = append(p.live[cat], j)
+	p.rec.classified(cat)
+}
+
+// AsksChanged files the job under its pool's AM or task asks.
+func (p *Policy) AsksChanged(j *sched.Job) {
+	pl := &p.pools[p.jobs[j.ID()].cat]
+	pl.ams.Update(j)
+	pl.tasks.Update(j)
+}
+
+// JobFinished drops the job.
+func (p *Policy) JobFinished(j *sched.Job) {
+	p.AsksChanged(j)
+	cat := p.jobs[j.ID()].cat
+	live := p.live[cat]
+	for i, x := range live {
+		if x == j {
+			p.live[cat] = append(live[:i], live[i+1:]...)
+			break
+		}
+	}
+	if p.est != nil {
+		p.est.Forget(int(j.ID()))
+	}
+}
+
+// ContainerChanged keeps the pools' usage and feeds the estimator the
+// observed RUNNING and COMPLETED times of task containers.
+func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState) {
+	j := c.Job()
+	cat := p.jobs[j.ID()].cat
+	size := p.m.size(c.Request())
+	at, _ := c.Time(c.State())
+	switch c.State() {
+	case sched.Allocated:
+		p.pools[cat].used += size
+	case sched.Running:
+		if !c.IsAM() {
+			p.tasks++
+			if p.est != nil {
+				p.est.Start(int(j.ID()), uint64(c.ID()), at, size)
+			}
+		}
+	case sched.Completed, sched.Killed:
+		if from == sched.New || from == sched.Reserved {
+			return // never held resources
+		}
+		p.pools[cat].used -= size
+		if !c.IsAM() && from == sched.Running {
+			p.tasks--
+			if p.est != nil {
+				p.est.Complete(uint64(c.ID()), at)
+			}
+			p.rec.released(at)
+		}
+	}
+}
+
+// available is A_c in units: what no container holds, and no more than the
+// nodes report free.
+func (p *Policy) available() int64 {
+	return min(max(0, Total-p.pools[SD].used-p.pools[LD].used), p.m.units(p.v.Cluster().Free()))
+}
+
+// limit returns the pool limits in units: δ·Tot_R for small jobs and the
+// rest for large ones.
+func (p *Policy) limit() (sd, ld int64) {
+	sd = int64(math.Round(p.delta * float64(Total)))
+	return sd, Total - sd
+}
+
+// Pick serves the small-demand pool first, then the large: in each, the
+// earliest-submitted job whose next container fits the node and the pool's
+// room (and, for an AM, the AM limit).
+func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
+	free := n.Free()
+	sdLimit, ldLimit := p.limit()
+	for cat, limit := range [2]int64{sdLimit, ldLimit} {
+		pl := &p.pools[cat]
+		if pl.tasks.Len() == 0 && pl.ams.Len() == 0 {
+			continue
+		}
+		roomUnits := limit - pl.used
+		if roomUnits <= 0 {
+			continue
+		}
+		room := free.Min(p.m.room(roomUnits))
+		task := pl.tasks.First(room)
+		var am *sched.Ask
+		if pl.ams.Len() > 0 {
+			am = pl.ams.First(room.Min(p.amRoom()))
+		}
+		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
+			return am
+		}
+		if task != nil {
+			return task
+		}
+	}
+	return nil
+}
+
+// amRoom is what ApplicationMasters may still take: max_am_percent of the
+// cluster, as Capacity's single default queue has, and always one AM when
+// none runs.
+func (p *Policy) amRoom() resource.Vector {
+	var used resource.Vector
+	count := 0
+	for _, q := range p.v.Queues() {
+		used = used.Add(q.AMUsage())
+		count += q.AMContainers()
+	}
+	if count == 0 {
+		return p.v.Cluster().Capacity()
+	}
+	return p.amLimit.Sub(used)
+}
+
+// TickEvery is the adjustment interval.
+func (p *Policy) TickEvery() clock.Duration { return p.cfg.Interval }
+
+// Tick runs Algorithm 3 and records the interval.
+func (p *Policy) Tick(now clock.Time) {
+	p.rec.closeWindows(now)
+	in := p.inputs(now)
+	delta, branch := Adjust(in.AdjustInput)
+	p.delta = min(max(delta, p.cfg.DeltaMin), p.cfg.DeltaMax)
+	p.rec.adjusted(now, p.delta, branch, in.predicted, p.horizon, p.tasks > 0)
+}
+
+type inputs struct {
+	AdjustInput
+	predicted float64 // containers expected to be released, both categories
+}
+
+// inputs gathers Algorithm 3's quantities in units. A_c is split by the
+// pool limits, a pool over its limit
+// (after δ shrank) having nothing available and the other pool no more than
+// is actually free.
+func (p *Policy) inputs(now clock.Time) inputs {
+	in := inputs{AdjustInput: AdjustInput{Delta: p.delta, Total: float64(Total)}}
+	sdLimit, ldLimit := p.limit()
+	ac := p.available()
+	a1 := min(max(0, sdLimit-p.pools[SD].used), ac)
+	a2 := min(max(0, ldLimit-p.pools[LD].used), ac-a1)
+	in.A1, in.A2 = float64(a1), float64(a2)
+	var f [2]float64
+	for cat := range p.live {
+		for _, j := range p.live[cat] {
+			if p.est != nil {
+				n, u := p.est.Predict(int(j.ID()), now, p.horizon)
+				f[cat] += u
+				in.predicted += n
+			}
+			if r := p.remaining(j); r > 0 {
+				if cat == int(SD) {
+					in.SD = append(in.SD, float64(r))
+				} else {
+					in.LD = append(in.LD, float64(r))
+				}
+			}
+		}
+	}
+	in.F1, in.F2 = f[SD], f[LD]
+	return in
+}
+
+// remaining is a pending job's resource demand r_i in units: a job none of
+// whose tasks has been given a container still wants its declared demand
+// (less its AM once that runs), the paper's "resource demands of jobs
+// obtained from the resource requests"; a job under way wants what its
+// outstanding asks request.
+func (p *Policy) remaining(j *sched.Job) int64 {
+	if j.State() == sched.Finished {
+		return 0
+	}
+	started := false
+	for k := range j.Spec().Phases {
+		if j.Phase(k).Allocated > 0 {
+			started = true
+			break
+		}
+	}
+	if !started {
+		info := p.jobs[j.ID()]
+		if j.AM() != nil {
+			return info.demand - info.am
+		}
+		return info.demand
+	}
+	var r int64
+	for i := range j.Asks() {
+		if a := &j.Asks()[i]; a.Pending > 0 {
+			r += int64(a.Pending) * p.m.size(a.Request)
+		}
+	}
+	return r
+}
+
+// Report returns δ over time and the estimator's accuracy under "dress".
+func (p *Policy) Report() (string, any) {
+	return "dress", p.rec.report(p)
+}
