@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/trace"
@@ -20,11 +19,7 @@ func (f *runFlags) load(stderr io.Writer) (*workload.Workload, string, error) {
 		return nil, "", usagef("give -w or --trace, not both")
 	case f.trace != "":
 		name = f.trace
-		format, inputs, ok := strings.Cut(f.trace, ":")
-		if !ok || inputs == "" {
-			return nil, "", usagef("--trace wants FORMAT:INPUT, e.g. swf:log.swf.gz")
-		}
-		w, err = trace.Load(format, strings.Split(inputs, ","), trace.Options{})
+		w, err = loadTrace(f.trace, stderr)
 	case f.workload != "":
 		name = f.workload
 		w, err = workload.Load(f.workload)
@@ -38,4 +33,22 @@ func (f *runFlags) load(stderr io.Writer) (*workload.Workload, string, error) {
 		fmt.Fprintf(stderr, "spindle: warning: %s: cluster.external_load is read but not yet applied by the simulator; the machines are treated as dedicated\n", name)
 	}
 	return w, name, nil
+}
+
+// loadTrace converts a --trace spec, FORMAT:INPUT[,INPUT...][,KEY=VALUE...],
+// with the options of 'trace convert' given as KEY=VALUE pieces. What the
+// conversion skipped is summarised on stderr.
+func loadTrace(spec string, stderr io.Writer) (*workload.Workload, error) {
+	format, inputs, opt, err := trace.ParseSpec(spec)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	w, rep, err := trace.Convert(format, inputs, opt)
+	if rep != nil {
+		rep.WriteWarnings(stderr, "spindle: ")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
 }

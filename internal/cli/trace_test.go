@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spindle-sched/spindle/workload"
+)
+
+const smallSWF = "../../trace/testdata/small.swf"
+
+func TestTraceConvert(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "w.json")
+	_, errOut, code := run(t, "trace", "convert", "--from", "swf", smallSWF, "--cores-per-node", "4", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"spindle: warning: left out 2 records with run time <= 0 (unknown or zero)\n",
+		"read 12 lines (6 records) from 1 file(s)",
+		"cluster: 2 nodes of 4 processor(s) (1 vcore and 1024 MiB each), sized by the header's MaxProcs (8)\n",
+		"wrote " + out + ": 3 jobs, 14 tasks, 2 nodes\n",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	w, err := workload.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) != 3 || w.Cluster.NumNodes() != 2 {
+		t.Errorf("wrote %d jobs on %d nodes", len(w.Jobs), w.Cluster.NumNodes())
+	}
+	data, _ := os.ReadFile(out)
+	if !json.Valid(data) {
+		t.Errorf("%s is not JSON", out)
+	}
+}
+
+func TestSimulateTrace(t *testing.T) {
+	out, errOut, code := run(t, "simulate", "--trace", "swf:"+smallSWF+",nodes=3", "-p", "fifo", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["jobs_total"] != 3.0 || m["jobs_completed"] != 3.0 || m["nodes"] != 3.0 || m["workload"] != "swf:"+smallSWF+",nodes=3" {
+		t.Errorf("summary %v", m)
+	}
+	if !strings.Contains(errOut, "spindle: warning: left out 2 records with run time <= 0") {
+		t.Errorf("stderr: %s", errOut)
+	}
+}
+
+func TestTraceErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.swf")
+	if err := os.WriteFile(bad, []byte("; MaxProcs: 4\n1 0 0 10 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "o.yaml")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"trace", "convert", smallSWF, "-o", out}, 2, "spindle: no format: pass --from FORMAT (alibaba2018, google2011, sls, swf)"},
+		{[]string{"trace", "convert", "--from", "pbs", smallSWF, "-o", out}, 2, `spindle: unknown trace format "pbs"`},
+		{[]string{"trace", "convert", "--from", "swf", "-o", out}, 2, "spindle: no input"},
+		{[]string{"trace", "convert", "--from", "swf", smallSWF}, 2, "spindle: no output file"},
+		{[]string{"trace", "convert", "--from", "swf", smallSWF, "--unfinished", "keep", "-o", out}, 2, `unfinished: want drop or truncate, got "keep"`},
+		{[]string{"trace"}, 2, "spindle: name a subcommand: convert"},
+		{[]string{"trace", "convert", "--from", "swf", bad, "-o", out}, 1, "spindle: " + bad + ":2: wrong field count: got 5, want 18\n(--skip-bad skips malformed records and counts them)"},
+		{[]string{"trace", "convert", "--from", "swf", "no/such.swf", "-o", out}, 1, "spindle: trace input: stat no/such.swf: no such file or directory"},
+		{[]string{"simulate", "--trace", "swf", "-p", "fifo"}, 2, "spindle: --trace wants FORMAT:INPUT"},
+		{[]string{"simulate", "--trace", "swf:" + smallSWF + ",nodes=-1", "-p", "fifo"}, 2, "spindle: nodes: want a whole number"},
+		{[]string{"simulate", "--trace", "swf:" + bad, "-p", "fifo"}, 1, "spindle: " + bad + ":2: wrong field count: got 5, want 18"},
+	} {
+		_, errOut, code := run(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit %d and %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+	// --skip-bad needs no value, and turns the error into a warning.
+	_, errOut, code := run(t, "trace", "convert", "--from", "swf", bad, "--skip-bad", "-o", out)
+	if code != 1 || !strings.Contains(errOut, "spindle: warning: skipped 1 malformed record(s):\n  "+bad+":2: wrong field count") || !strings.Contains(errOut, "no jobs to simulate") {
+		t.Errorf("skip-bad: exit %d, stderr:\n%s", code, errOut)
+	}
+}
