@@ -3,4 +3,20 @@ package metrics
 // CompareRuns adds to each summary the measures that only make sense across
 // the runs of one comparison (same workload, several policies). It is called
 // by `compare` after every run has finished.
-func CompareRuns(ss []*Summary) {}
+//
+// Throughput is re-evaluated on a common time axis: the jobs each run has
+// completed by 25, 50 and 75 % of the slowest run's makespan (and the curve up
+// to it), so that "more jobs done sooner" reads across columns. Summaries
+// read back from JSON carry no completion times and are left as they are.
+func CompareRuns(ss []*Summary) {
+	ref := 0.0
+	for _, s := range ss {
+		ref = max(ref, s.MakespanS)
+	}
+	for _, s := range ss {
+		if s.finishes == nil && s.JobsCompleted > 0 {
+			continue
+		}
+		s.setThroughput(ref, RefSlowestMakespan)
+	}
+}

@@ -105,6 +105,24 @@ type Summary struct {
 	// Reports holds policy and admission internals by section name; each
 	// is written as a top-level key of the JSON object.
 	Reports map[string]any `json:"-"`
+
+	// ThroughputCurve is the jobs completed by each time, CurvePoints
+	// samples up to the reference time named by ThroughputRef (the run's
+	// own makespan, or in a comparison the slowest run's); CompletedBy
+	// gives it at ThroughputFracs of that time (the DJSF paper's system
+	// throughput).
+	ThroughputCurve []CurvePoint  `json:"throughput_curve"`
+	CompletedBy     []CompletedAt `json:"completed_by"`
+	ThroughputRef   string        `json:"throughput_ref"`
+	// CompletionEfficiency is the DJSF paper's job completion efficiency
+	// over windows of EfficiencyWindow consecutive completions, in jobs per
+	// second; null when no job completed.
+	CompletionEfficiency *float64 `json:"completion_efficiency"`
+
+	// finishes are the completed jobs' completion times after the first
+	// submission, sorted, kept so CompareRuns can re-evaluate throughput
+	// against a common reference time.
+	finishes []float64
 }
 
 // Unmet is external demand that found no room, per resource.
@@ -202,6 +220,9 @@ func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summar
 			s.UtilizationAvg = r.UtilArea / float64(clock.Second) / s.MakespanS
 		}
 	}
+	s.finishes = finishOffsets(jobs)
+	s.setThroughput(s.MakespanS, RefOwnMakespan)
+	s.CompletionEfficiency = CompletionEfficiency(jobs, EfficiencyWindow)
 	s.WaitAvgS, s.WaitMedianS = mean(waits), quantile(waits, 0.5)
 	s.JCTAvgS, s.JCTMedianS, s.JCTP95S = mean(jcts), quantile(jcts, 0.5), quantile(jcts, 0.95)
 	for k, c := range cat {

@@ -46,6 +46,29 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 	}
 	row("throughput (jobs/h)", func(s *metrics.Summary) string { return num(&s.ThroughputPerH) })
 	row("utilization", func(s *metrics.Summary) string { return fmt.Sprintf("%.3f", s.UtilizationAvg) })
+	// System throughput as the DJSF paper reports it: jobs done by fractions
+	// of a reference time (the slowest run's makespan in a comparison).
+	for i, f := range metrics.ThroughputFracs {
+		row(fmt.Sprintf("done by %.0f%% of T (jobs)", f*100), func(s *metrics.Summary) string {
+			if i >= len(s.CompletedBy) {
+				return "-"
+			}
+			return strconv.Itoa(s.CompletedBy[i].Jobs)
+		})
+	}
+	row("  T (s)", func(s *metrics.Summary) string {
+		if len(s.CompletedBy) == 0 || s.CompletedBy[0].Frac <= 0 {
+			return "-"
+		}
+		t := s.CompletedBy[0].T / s.CompletedBy[0].Frac
+		return num(&t)
+	})
+	row("completion efficiency (jobs/s)", func(s *metrics.Summary) string {
+		if s.CompletionEfficiency == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.4f", *s.CompletionEfficiency)
+	})
 	if s0.DeadlineMetFrac != nil {
 		row("deadlines met", func(s *metrics.Summary) string { return fmt.Sprintf("%.3f", *s.DeadlineMetFrac) })
 		row("lateness avg (s)", func(s *metrics.Summary) string { return num(s.LatenessAvgS) })

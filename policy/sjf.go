@@ -1,0 +1,16 @@
+package policy
+
+import (
+	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/policy/sjf"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+func init() {
+	register(Entry{Name: "sjf", Rank: 200,
+		Summary: "shortest estimated job first (estimates from --estimates), work-conserving; jobs without an estimate last",
+		Build: func(r *params.Reader) Factory {
+			cfg := sjf.Params(r)
+			return func(v *sched.View) (sched.Policy, error) { return sjf.New(v, cfg), nil }
+		}})
+}
