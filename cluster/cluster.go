@@ -1,6 +1,8 @@
-// Package cluster holds the machines of a cluster and what is allocated on
-// each. Everyone may read it; only the holder of its Ledger (the scheduling
-// core) may change it, so that allocation state has exactly one owner.
+// Package cluster holds the machines of a cluster, what is allocated on each,
+// and how much of each other (non-YARN) workloads take: the external load of
+// the Reverse-Adaptive paper, as a LoadCurve over time. Everyone may read it;
+// only the holder of its Ledger (the scheduling core) may change it, so that
+// allocation state has exactly one owner.
 package cluster
 
 import (
@@ -14,8 +16,17 @@ type NodeID int32
 
 // Node is one machine as the resource manager sees it.
 type Node struct {
-	id          NodeID
-	capacity    resource.Vector
+	id       NodeID
+	capacity resource.Vector
+	// usable is what YARN may hold: the capacity less what other
+	// (non-YARN) workloads use now. Containers that were placed before the
+	// external load rose keep running, so allocated may exceed it. ceiling
+	// is usable, raised to the allocation where that exceeds it, so that
+	// Free, on the scheduler's hottest path, is one subtraction; over says
+	// the two differ.
+	usable      resource.Vector
+	ceiling     resource.Vector
+	over        bool
 	allocated   resource.Vector
 	amAllocated resource.Vector
 	amCount     int32
@@ -31,8 +42,17 @@ func (n *Node) Capacity() resource.Vector { return n.capacity }
 // Allocated returns what containers hold on the node.
 func (n *Node) Allocated() resource.Vector { return n.allocated }
 
-// Free returns capacity minus allocation.
-func (n *Node) Free() resource.Vector { return n.capacity.Sub(n.allocated) }
+// Usable returns what YARN may hold on the node: its capacity less the
+// external load. Without external load it is the capacity.
+func (n *Node) Usable() resource.Vector { return n.usable }
+
+// External returns what other (non-YARN) workloads take of the node now.
+func (n *Node) External() resource.Vector { return n.capacity.Sub(n.usable) }
+
+// Free returns what may still be allocated: the usable capacity minus the
+// allocation, never negative (a node whose external load rose above what
+// was free has nothing free in that resource until containers end).
+func (n *Node) Free() resource.Vector { return n.ceiling.Sub(n.allocated) }
 
 // AMAllocated returns what ApplicationMaster containers hold on the node.
 func (n *Node) AMAllocated() resource.Vector { return n.amAllocated }
@@ -50,6 +70,8 @@ func (n *Node) String() string { return fmt.Sprintf("node%d", n.id) }
 type Cluster struct {
 	nodes       []Node
 	capacity    resource.Vector
+	usable      resource.Vector
+	ceiling     resource.Vector // sum of the nodes' ceilings
 	allocated   resource.Vector
 	amAllocated resource.Vector
 	largest     resource.Vector // component-wise maximum node capacity
@@ -63,10 +85,11 @@ type Ledger struct{ c *Cluster }
 func New(capacities []resource.Vector) (*Cluster, *Ledger) {
 	c := &Cluster{nodes: make([]Node, len(capacities))}
 	for i, cap := range capacities {
-		c.nodes[i] = Node{id: NodeID(i), capacity: cap}
+		c.nodes[i] = Node{id: NodeID(i), capacity: cap, usable: cap, ceiling: cap}
 		c.capacity = c.capacity.Add(cap)
 		c.largest = c.largest.Max(cap)
 	}
+	c.usable, c.ceiling = c.capacity, c.capacity
 	return c, &Ledger{c: c}
 }
 
@@ -85,8 +108,12 @@ func (c *Cluster) Allocated() resource.Vector { return c.allocated }
 // AMAllocated returns the total held by ApplicationMaster containers.
 func (c *Cluster) AMAllocated() resource.Vector { return c.amAllocated }
 
-// Free returns total capacity minus total allocation.
-func (c *Cluster) Free() resource.Vector { return c.capacity.Sub(c.allocated) }
+// Usable returns the total usable capacity: the capacity less the external
+// load.
+func (c *Cluster) Usable() resource.Vector { return c.usable }
+
+// Free returns the sum of the nodes' free resources.
+func (c *Cluster) Free() resource.Vector { return c.ceiling.Sub(c.allocated) }
 
 // Largest returns the component-wise maximum node capacity: a request that
 // does not fit it fits no node.
@@ -111,6 +138,32 @@ func (l *Ledger) Allocate(id NodeID, r resource.Vector, am bool) error {
 	return nil
 }
 
+// SetExternal records that other workloads now take ext of node id, so
+// that YARN may hold only the rest. Running containers are not touched:
+// the allocation may exceed the usable capacity until they end. It reports
+// an error, and changes nothing, when ext is negative or exceeds the
+// node's capacity.
+func (l *Ledger) SetExternal(id NodeID, ext resource.Vector) error {
+	n := &l.c.nodes[id]
+	if ext.AnyNegative() || !ext.Fits(n.capacity) {
+		return fmt.Errorf("%v: external load %v outside [0, capacity %v]", n, ext, n.capacity)
+	}
+	u := n.capacity.Sub(ext)
+	l.c.usable = l.c.usable.Sub(n.usable).Add(u)
+	n.usable = u
+	l.setCeiling(n)
+	return nil
+}
+
+// setCeiling re-derives n's ceiling and over, and the cluster's ceiling,
+// after n's allocation or usable capacity changed.
+func (l *Ledger) setCeiling(n *Node) {
+	c := n.usable.Max(n.allocated)
+	l.c.ceiling = l.c.ceiling.Sub(n.ceiling).Add(c)
+	n.ceiling = c
+	n.over = c != n.usable
+}
+
 // Release returns r, previously allocated on node id, to the node.
 func (l *Ledger) Release(id NodeID, r resource.Vector, am bool) error {
 	n := &l.c.nodes[id]
@@ -119,6 +172,9 @@ func (l *Ledger) Release(id NodeID, r resource.Vector, am bool) error {
 	}
 	n.allocated = n.allocated.Sub(r)
 	l.c.allocated = l.c.allocated.Sub(r)
+	if n.over {
+		l.setCeiling(n)
+	}
 	if am {
 		n.amAllocated = n.amAllocated.Sub(r)
 		l.c.amAllocated = l.c.amAllocated.Sub(r)
@@ -132,9 +188,15 @@ func (l *Ledger) Release(id NodeID, r resource.Vector, am bool) error {
 // Check verifies that no node is over capacity or negative and that totals
 // match the nodes. Tests call it after every event.
 func (c *Cluster) Check() error {
-	var alloc, am resource.Vector
+	var alloc, am, usable, ceiling resource.Vector
 	for i := range c.nodes {
 		n := &c.nodes[i]
+		if n.usable.AnyNegative() || !n.usable.Fits(n.capacity) {
+			return fmt.Errorf("%v: usable capacity %v outside [0, capacity %v]", n, n.usable, n.capacity)
+		}
+		if n.ceiling != n.usable.Max(n.allocated) || n.over != (n.ceiling != n.usable) {
+			return fmt.Errorf("%v: ceiling %v (over %v) with allocation %v of usable %v", n, n.ceiling, n.over, n.allocated, n.usable)
+		}
 		if !n.allocated.Fits(n.capacity) {
 			return fmt.Errorf("%v over capacity: allocated %v, capacity %v", n, n.allocated, n.capacity)
 		}
@@ -146,6 +208,11 @@ func (c *Cluster) Check() error {
 		}
 		alloc = alloc.Add(n.allocated)
 		am = am.Add(n.amAllocated)
+		usable = usable.Add(n.usable)
+		ceiling = ceiling.Add(n.ceiling)
+	}
+	if usable != c.usable || ceiling != c.ceiling {
+		return fmt.Errorf("cluster usable capacity %v (ceiling %v) differs from the sum over nodes %v (%v)", c.usable, c.ceiling, usable, ceiling)
 	}
 	if alloc != c.allocated || am != c.amAllocated {
 		return fmt.Errorf("cluster totals %v (AM %v) differ from the sum over nodes %v (AM %v)", c.allocated, c.amAllocated, alloc, am)

@@ -36,8 +36,11 @@ type Driver interface {
 	// node for which Core.MayAccept holds should get a node update
 	// (Core.NodeUpdate) within one heartbeat interval.
 	Reconsider()
-	// AcceptLowered says MayAccept may now hold for nodes for which it did
-	// not before, because a smaller request was submitted.
+	// AcceptLowered says MayAccept may have changed for any node: it may
+	// now hold for nodes for which it did not before, because a smaller
+	// request was submitted or the external load fell, or no longer hold
+	// because the external load rose. The driver re-derives it for every
+	// node.
 	AcceptLowered()
 }
 
@@ -53,6 +56,11 @@ type Config struct {
 	// Debug tracks every live container so Check can verify them; tests
 	// set it.
 	Debug bool
+	// Forecast is what policies are told of the external load to come
+	// (View.LoadForecast); nil when the machines are dedicated or nothing
+	// is known. The load actually applied is the driver's to set
+	// (SetExternalLoad).
+	Forecast *cluster.LoadCurve
 }
 
 // Core is the resource manager.
@@ -89,6 +97,13 @@ type Core struct {
 	anyAsk    bool
 
 	progress uint64 // counts state changes, for stall detection
+	// retried is progress when waiting jobs were last retried for
+	// admission: a driver that elides node updates knows from it whether a
+	// retry could now go differently.
+	retried uint64
+
+	forecast *cluster.LoadCurve
+	extFrac  float64 // external load now applied, as a fraction of each node
 
 	// Utilisation: the integral over time of the cluster's dominant
 	// allocated share, and its value at the last task completion.
@@ -147,7 +162,7 @@ func NewCore(cfg Config) (*Core, error) {
 	if cfg.Driver == nil || cfg.NewPolicy == nil {
 		return nil, errors.New("core needs a driver and a policy")
 	}
-	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, debug: cfg.Debug}
+	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, debug: cfg.Debug, forecast: cfg.Forecast}
 	c.cl, c.ledger = cluster.New(cfg.Nodes)
 	c.view = View{c: c}
 	specs := cfg.Queues
@@ -219,6 +234,14 @@ func (c *Core) HasDemand() bool {
 
 // ActiveJobs returns the number of admitted, unfinished jobs.
 func (c *Core) ActiveJobs() int { return c.active }
+
+// WaitingJobs returns the number of jobs held by admission control.
+func (c *Core) WaitingJobs() int { return len(c.waiting) - c.waitHead }
+
+// AdmissionStale reports whether jobs wait for admission and the state
+// changed since they were last retried, so that the next node update could
+// admit one.
+func (c *Core) AdmissionStale() bool { return c.WaitingJobs() > 0 && c.retried != c.progress }
 
 // MayAccept reports whether node n has room for the smallest request ever
 // submitted: a node for which it is false cannot take anything, so a driver
@@ -323,6 +346,7 @@ func (c *Core) retryAdmission() {
 		c.waitHead++
 		c.admit(j)
 	}
+	c.retried = c.progress
 	// Reclaim the consumed prefix once it dominates the slice.
 	if c.waitHead > 64 && c.waitHead*2 > len(c.waiting) {
 		n := copy(c.waiting, c.waiting[c.waitHead:])
@@ -567,6 +591,7 @@ func (c *Core) transition(ct *Container, to ContainerState) {
 	}
 	ct.state = to
 	ct.times[to] = c.now
+	c.progress++
 	for _, o := range c.obs.container {
 		o.ContainerChanged(ct, from)
 	}
@@ -682,6 +707,54 @@ func (c *Core) finish(j *Job) {
 	}
 	c.retryAdmission()
 }
+
+// SetExternalLoad applies an external (non-YARN) load of frac of every
+// node's capacity from now on: what YARN may hold on each node shrinks to the
+// rest (cluster.ExternalShare rounds the load up). Containers already running
+// keep running, even where they now exceed what is usable; a driver measures
+// that excess as external demand left unmet. When any node's usable capacity
+// changes, the driver re-derives MayAccept for every node; when the load
+// falls, nodes are reconsidered too. A rise only takes room away, so it
+// needs no visit: a policy whose choices could widen as the machines fill
+// must call View.Reconsider itself. The change is not counted as progress: a
+// load that keeps varying must not hide a run that can no longer move.
+func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
+	c.advance(now)
+	if !(frac >= 0 && frac <= 1) {
+		return fmt.Errorf("external load %v outside [0, 1]", frac)
+	}
+	if frac == c.extFrac {
+		return nil
+	}
+	fell := frac < c.extFrac
+	c.extFrac = frac
+	changed := false
+	var lastCap, lastExt resource.Vector // nodes mostly share a few shapes
+	for i := range c.cl.NumNodes() {
+		n := c.cl.Node(cluster.NodeID(i))
+		if cp := n.Capacity(); i == 0 || cp != lastCap {
+			lastCap, lastExt = cp, cluster.ExternalShare(cp, frac)
+		}
+		if lastExt == n.External() {
+			continue
+		}
+		if err := c.ledger.SetExternal(n.ID(), lastExt); err != nil {
+			return err
+		}
+		changed = true
+	}
+	if changed {
+		c.driver.AcceptLowered()
+		if fell {
+			c.reconsider()
+		}
+	}
+	return nil
+}
+
+// ExternalLoad returns the external load now applied, as a fraction of every
+// node's capacity.
+func (c *Core) ExternalLoad() float64 { return c.extFrac }
 
 // Tick runs the periodic observers whose interval divides now, then retries
 // admission and reconsiders every node.

@@ -99,6 +99,13 @@ func (v *View) NumJobs() int { return len(v.c.jobs) }
 // Callers must not modify the slice.
 func (v *View) Waiting() []*Job { return v.c.waiting[v.c.waitHead:] }
 
+// LoadForecast returns what the resource manager is told of the external
+// (non-YARN) load to come, as a fraction of every node's capacity over time;
+// nil when the machines are dedicated. The load now in force is what each
+// node's Usable capacity shows; the forecast may differ from it when it is
+// noisy.
+func (v *View) LoadForecast() *cluster.LoadCurve { return v.c.forecast }
+
 // Reconsider tells the core that the policy's choices may have changed
 // although no resources or asks did (a new plan, a new reservation ratio), so
 // nodes it declined before should be offered again.

@@ -16,6 +16,7 @@ const (
 	evNodeBeat                  // a NodeManager heartbeat
 	evAMBeat                    // an ApplicationMaster heartbeat
 	evPass                      // ideal mode: allocation pass over every node that may accept
+	evLoad                      // the external load is sampled and applied
 	numEventKinds
 )
 
@@ -24,7 +25,7 @@ const (
 // heartbeats, and in ideal mode a final allocation pass that sees everything
 // that happened at that instant.
 var class = [numEventKinds]uint8{
-	evArrival: 0, evStart: 0, evFinish: 0, evAMStop: 0,
+	evArrival: 0, evStart: 0, evFinish: 0, evAMStop: 0, evLoad: 0,
 	evTick:     1,
 	evNodeBeat: 2,
 	evAMBeat:   3,

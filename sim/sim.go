@@ -34,6 +34,16 @@ type Options struct {
 	Admission func(v *sched.View) (sched.Admission, error) // nil: admit every job
 	// Estimates selects where the runtime estimates policies see come from.
 	Estimates Estimates
+	// ForecastError makes the external-load forecast policies see noisy:
+	// each knot of the workload's curve is scaled by 1 + U[−E, E] (clipped
+	// to [0, 1]), drawn from the seed. 0 gives the exact curve, which the
+	// Reverse-Adaptive paper assumes known; it must be in [0, 1].
+	ForecastError float64
+	// LoadStep is how often a sloping external load is re-sampled; it is
+	// held constant in between. 0 means the node heartbeat interval (1 s
+	// in ideal mode), the rate at which a resource manager learns of a
+	// node's resources.
+	LoadStep clock.Duration
 
 	// Check verifies the core's invariants after every event; tests set it.
 	Check bool
@@ -97,10 +107,6 @@ type Result struct {
 	Admission sched.Admission
 }
 
-// AppliesExternalLoad tells whether the simulator applies a workload's
-// cluster.external_load; until it does, the command line warns.
-const AppliesExternalLoad = false
-
 // idleTicks is how many ticks a run with nothing but ticks left may go
 // without any state change before it is declared deadlocked: enough for a
 // policy that adapts a limit over a few intervals to free itself.
@@ -110,6 +116,7 @@ type nodeState struct {
 	offset    clock.Duration // heartbeat phase in [0, period)
 	beatAt    clock.Time     // queued heartbeat, or -1
 	sweepOnly bool           // the queued heartbeat was asked for by the sweep alone
+	probe     bool           // the queued heartbeat must retry admission
 	reports   []report
 }
 
@@ -156,6 +163,12 @@ type simulator struct {
 
 	est *estimator
 
+	// probeQueued says a heartbeat is queued to retry admission (see
+	// probe).
+	probeQueued bool
+
+	ext *external // nil when the machines are dedicated
+
 	timeline []Sample
 
 	passQueued bool
@@ -189,6 +202,12 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	}
 	if err := opt.Estimates.Validate(); err != nil {
 		return nil, err
+	}
+	if !(opt.ForecastError >= 0 && opt.ForecastError <= 1) {
+		return nil, fmt.Errorf("sim: forecast error %v: must be in [0, 1]", opt.ForecastError)
+	}
+	if opt.LoadStep < 0 {
+		return nil, fmt.Errorf("sim: negative load step %v", opt.LoadStep)
 	}
 	s := &simulator{w: w, opt: opt, ideal: w.Cluster.Ideal}
 	c := &w.Cluster
@@ -233,6 +252,18 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	s.accept = newBitset(n)
 	s.sw = sweep{armed: -1, inactive: true}
 
+	var forecast *cluster.LoadCurve
+	if l := c.ExternalLoad; l != nil {
+		step := opt.LoadStep
+		if step == 0 {
+			step = max(s.nodePeriod, clock.Second)
+		}
+		var err error
+		if s.ext, forecast, err = newExternal(l, &opt, step, n); err != nil {
+			return nil, err
+		}
+	}
+
 	queues := make([]sched.QueueSpec, len(w.Queues))
 	for i, q := range w.Queues {
 		queues[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity}
@@ -240,11 +271,21 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	core, err := sched.NewCore(sched.Config{
 		Nodes: caps, Queues: queues, Driver: (*driver)(s),
 		NewPolicy: opt.Policy, NewAdmission: opt.Admission, Debug: opt.Check,
+		Forecast: forecast,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.core, s.cl = core, core.Cluster()
+	if s.ext != nil {
+		// The load at time 0 holds from the start; later samples are
+		// events among the true state changes of their instant, which all
+		// come before any allocation at it.
+		s.applyLoad()
+		if s.err != nil {
+			return nil, s.err
+		}
+	}
 
 	s.order = make([]int, len(w.Jobs))
 	for i := range s.order {
@@ -274,20 +315,17 @@ func (s *simulator) loop() error {
 	mark := s.core.Progress() // progress when the quiet stretch began
 	markAt := clock.Time(-1)  // and when
 	for s.q.Len() > 0 {
-		if s.finished == len(s.w.Jobs) && s.next == len(s.order) && s.q.only(evTick, evNodeBeat, evAMStop) {
+		if s.finished == len(s.w.Jobs) && s.next == len(s.order) && s.q.only(evTick, evNodeBeat, evAMStop, evLoad) {
 			break // every job is done; what remains is housekeeping
 		}
-		// Stall detection: with only ticks left (or, when every heartbeat
-		// is delivered, only ticks and heartbeats), nothing external can
-		// arrive; if the state stops changing the run is stuck.
-		if s.q.only(evTick) || (s.opt.EveryHeartbeat && s.q.only(evTick, evNodeBeat)) {
+		// Stall detection: with only ticks and load samples left (or, when
+		// every heartbeat is delivered, those and heartbeats), no job or
+		// task event can come; if the state stops changing the run is
+		// stuck.
+		if s.q.only(evTick, evLoad) || (s.opt.EveryHeartbeat && s.q.only(evTick, evNodeBeat, evLoad)) {
 			if p := s.core.Progress(); p != mark || markAt < 0 {
 				mark, markAt, quietTicks = p, s.now, 0
-			} else if s.q.peek().kind == evTick {
-				if quietTicks++; quietTicks > idleTicks {
-					break
-				}
-			} else if !s.ideal && s.q.only(evNodeBeat) && s.q.peek().at-markAt > 3*clock.Time(s.nodePeriod) {
+			} else if s.stalled(markAt, &quietTicks) {
 				break
 			}
 		} else {
@@ -303,6 +341,7 @@ func (s *simulator) loop() error {
 		}
 		s.events++
 		s.handle(&e)
+		s.probe()
 		if s.opt.TimelineStep > 0 {
 			s.sample()
 		}
@@ -324,8 +363,47 @@ func (s *simulator) loop() error {
 	return nil
 }
 
+// stalled decides, while only ticks, load samples (and, when every heartbeat
+// is delivered, heartbeats) remain and nothing has changed since markAt,
+// whether the run is stuck: once idleTicks ticks passed without change; with
+// no ticks, once heartbeats alone went three periods without change; and
+// while the external load still varies, not before a whole period of its
+// curve (or its last knot) went by without change, since a falling load may
+// yet make room.
+func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
+	next := s.q.peek()
+	if next.kind == evTick {
+		*quietTicks++
+	}
+	from, ticks := markAt, *quietTicks
+	if x := s.ext; x != nil {
+		if s.q.counts[evLoad] > 0 {
+			// A curve that does not repeat stops being sampled after its
+			// last knot; one that repeats has shown every value within a
+			// period.
+			p := x.curve.Period()
+			if p == 0 || s.now-markAt <= clock.Time(p) {
+				return false
+			}
+			return s.q.counts[evTick] == 0 || *quietTicks > idleTicks
+		}
+		if x.changedAt > markAt {
+			// The last change of load may have made room: it gets the
+			// same grace as a change of state.
+			from, ticks = x.changedAt, min(ticks, x.ticks)
+		}
+	}
+	switch {
+	case next.kind == evTick:
+		return ticks > idleTicks
+	case !s.ideal && s.q.only(evNodeBeat):
+		return next.at-from > 3*clock.Time(s.nodePeriod)
+	}
+	return false
+}
+
 func (k eventKind) String() string {
-	return [...]string{"arrival", "start", "finish", "AM stop", "tick", "node heartbeat", "AM heartbeat", "allocation pass"}[k]
+	return [...]string{"arrival", "start", "finish", "AM stop", "tick", "node heartbeat", "AM heartbeat", "allocation pass", "load sample"}[k]
 }
 
 func (s *simulator) handle(e *event) {
@@ -339,6 +417,9 @@ func (s *simulator) handle(e *event) {
 	case evAMStop:
 		s.report(e.ct, sched.Completed)
 	case evTick:
+		if s.ext != nil {
+			s.ext.ticks++
+		}
 		s.core.Tick(s.now)
 		if t := s.core.NextTick(s.now); t != clock.Never {
 			s.q.push(t, evTick, 0, nil)
@@ -357,6 +438,8 @@ func (s *simulator) handle(e *event) {
 		}
 	case evPass:
 		s.pass()
+	case evLoad:
+		s.applyLoad()
 	}
 }
 
@@ -492,7 +575,11 @@ func (s *simulator) nodeBeat(id int) {
 		ns.beatAt = s.now.Add(s.nodePeriod)
 		s.q.pushBeat(ns.beatAt, int32(id), p)
 	}
-	if len(ns.reports) > 0 || !ns.sweepOnly || (s.accept.has(int(p)) && s.core.HasDemand()) {
+	probe := ns.probe
+	if probe {
+		ns.probe, s.probeQueued = false, false
+	}
+	if probe || len(ns.reports) > 0 || !ns.sweepOnly || (s.accept.has(int(p)) && s.core.HasDemand()) {
 		n := s.cl.Node(cluster.NodeID(id))
 		for i, r := range ns.reports {
 			s.core.Report(s.now, r.ct, r.state)
@@ -508,6 +595,29 @@ func (s *simulator) nodeBeat(id int) {
 		s.sw.armed = -1
 		s.armNext()
 	}
+}
+
+// probe queues the next heartbeat of any node, even one with no room, when
+// jobs wait for admission and the state changed since they were last
+// retried: delivering every heartbeat, that heartbeat would retry them, and
+// the change may let one in.
+func (s *simulator) probe() {
+	if s.ideal || s.opt.EveryHeartbeat || s.probeQueued || !s.core.AdmissionStale() {
+		return
+	}
+	period := clock.Time(s.nodePeriod)
+	cycle := int64(s.now / period)
+	within := clock.Duration(s.now - clock.Time(cycle)*period)
+	p := sort.Search(len(s.phase), func(i int) bool { return s.phase[i] >= within })
+	for p < len(s.phase) && s.passed(clock.Time(cycle)*period+clock.Time(s.phase[p]), int32(p)) {
+		p++
+	}
+	if p == len(s.phase) {
+		cycle, p = cycle+1, 0
+	}
+	id := int(s.byPos[p])
+	s.queueBeat(id, clock.Time(cycle)*period+clock.Time(s.phase[p]), true)
+	s.nodes[id].probe, s.probeQueued = true, true
 }
 
 // sample records the allocation when it changed, keeping one sample per
@@ -529,7 +639,11 @@ func (s *simulator) sample() {
 // refresh re-derives whether node id may accept after its resources changed.
 func (s *simulator) refresh(id int) {
 	p := int(s.pos[id])
-	may := s.core.MayAccept(s.cl.Node(cluster.NodeID(id)))
+	n := s.cl.Node(cluster.NodeID(id))
+	if s.ext != nil {
+		s.ext.touch(s.now, n)
+	}
+	may := s.core.MayAccept(n)
 	if may == s.accept.has(p) {
 		return
 	}
@@ -651,6 +765,10 @@ func (s *simulator) result() *Result {
 		Policy:   s.core.Policy(), Admission: s.core.Admission(),
 	}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
+	if s.ext != nil {
+		s.ext.integrate(s.now)
+		r.ExternalUnmet = s.ext.unmet()
+	}
 	for i := range r.Jobs {
 		r.Jobs[i] = JobResult{Index: i, Submit: s.w.Jobs[i].Submit, Admit: -1, AMStart: -1, FirstRun: -1, LastDone: -1, Finish: -1}
 	}

@@ -1,0 +1,273 @@
+package scenario
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/workload"
+)
+
+// AdaptiveShared is the evaluation setup of the Reverse-Adaptive paper:
+// MapReduce jobs with completion-time goals on machines that (experiments 2
+// and 3) also serve a transactional workload whose demand varies over the
+// day. The paper gives no sizes; the ones here are stated in
+// AdaptiveSharedModel and were fixed before any scheduler was run on them.
+type AdaptiveShared struct {
+	Exp        int // 1: MapReduce only; 2: diurnal external load; 3: bursty
+	Nodes      int
+	NodeVCores int64
+	NodeMemory int64 // MiB
+	Jobs       int
+	// TasksMean is the mean number of map tasks per job.
+	TasksMean float64
+	// Load is the MapReduce work offered over the arrival window as a
+	// fraction of the cluster's task containers.
+	Load float64
+	// Goals are drawn uniformly in [GoalMin, GoalMax] × the job's
+	// standalone runtime.
+	GoalMin, GoalMax float64
+	// The transactional load: between LoadLow and LoadHigh of every node
+	// over a day of Period.
+	LoadLow, LoadHigh float64
+	Period            clock.Duration
+	// Burstiness B (experiment 3) concentrates the same mean demand into
+	// bursts: each BurstInterval is busy with probability 1/(1+B), at 1+B
+	// times the diurnal value (capped at the whole node), and idle
+	// otherwise.
+	Burstiness    float64
+	BurstInterval clock.Duration
+	Seed          uint64
+}
+
+// DefaultAdaptiveShared holds the documented defaults.
+var DefaultAdaptiveShared = AdaptiveShared{
+	Exp: 2, Nodes: 20, NodeVCores: 8, NodeMemory: 16384, Jobs: 100, TasksMean: 40, Load: 0.6,
+	GoalMin: 2, GoalMax: 4, LoadLow: 0.1, LoadHigh: 0.6, Period: 1800 * clock.Second,
+	Burstiness: 1, BurstInterval: 60 * clock.Second, Seed: 1,
+}
+
+// The job model.
+const (
+	// adaptiveTasksSigma: a job's map task count is lognormal (at least
+	// 1) around --tasks-mean.
+	adaptiveTasksSigma = 0.8
+	// adaptiveTaskMedian and adaptiveJobSigma: each job's typical task
+	// length; adaptiveTaskSigma spreads its tasks around it.
+	adaptiveTaskMedian = 60 * clock.Second
+	adaptiveJobSigma   = 0.5
+	adaptiveTaskSigma  = 0.2
+	// adaptiveDiurnalKnots is how finely the diurnal curve is drawn.
+	adaptiveDiurnalKnots = 24
+)
+
+var (
+	adaptiveTask = resource.New(1, 2048)
+	adaptiveAM   = resource.New(1, 1024)
+)
+
+// AdaptiveSharedModel describes the model for --help.
+const AdaptiveSharedModel = `The Reverse-Adaptive paper's three experiments: MapReduce jobs with
+completion-time goals (1) alone on the cluster, (2) sharing it with a
+transactional workload whose demand follows a known diurnal curve, and (3)
+sharing it with the same demand made bursty. The paper states no sizes;
+these were fixed before any scheduler ran on them.
+
+Cluster: --nodes (20) of <8 vcores, 16 GB>, YARN's default timing. Every
+task container is <1 vcore, 2 GB> and every AM <1 vcore, 1 GB>: 8 tasks
+per node.
+
+Jobs: --jobs (100) map-only jobs (the Adaptive Scheduler's model is of map
+tasks), arriving as a Poisson process whose rate makes the offered work
+--load (0.6) of the cluster's task containers over the arrival window.
+Tasks per job: lognormal, mean --tasks-mean (40), sigma 0.8. Each job's typical task
+length is lognormal (median 60 s, sigma 0.5) and its tasks vary around it
+(sigma 0.2). A job's goal is U[--goal-min, --goal-max] (2, 4) times its
+standalone runtime (alone on the dedicated cluster), and its declared
+estimate is that standalone runtime: the profile of earlier runs the paper
+assumes. The jobs depend only on --seed, so the three experiments run the
+same jobs.
+
+External load (a fraction of every node):
+  exp 1: none.
+  exp 2: diurnal, between --load-low (0.1) and --load-high (0.6):
+         low + (high - low)(1 - cos(2 pi t / P))/2 with P = --period
+         (1800 s), drawn with 24 knots per period and repeating; it
+         starts at its trough.
+  exp 3: the exp 2 curve cut into --burst-interval (60 s) slots; each slot
+         is busy with probability 1/(1+B) (B = --burstiness, default 1),
+         at (1+B) times the diurnal value at its middle (at most 1), and
+         idle otherwise, with 1 s ramps between slots: the same mean
+         demand (less what the cap cuts) in bursts whose peak is 1+B
+         times the mean. B = 0 is a staircase of exp 2. The slots cover
+         twice the arrival window plus a period; the last value holds
+         after.
+The scheduler is told the curve in advance, as the paper assumes (the
+simulator can make the forecast noisy).`
+
+// Generate builds the workload.
+func (a AdaptiveShared) Generate() (*workload.Workload, error) {
+	switch {
+	case a.Exp < 1 || a.Exp > 3:
+		return nil, fmt.Errorf("adaptive-shared: --exp must be 1, 2 or 3, not %d", a.Exp)
+	case a.Nodes <= 0 || a.Jobs <= 0:
+		return nil, fmt.Errorf("adaptive-shared: --nodes and --jobs must be positive")
+	case !(a.TasksMean >= 1) || math.IsInf(a.TasksMean, 0):
+		return nil, fmt.Errorf("adaptive-shared: --tasks-mean must be at least 1")
+	case a.NodeVCores <= 0 || a.NodeMemory <= 0:
+		return nil, fmt.Errorf("adaptive-shared: node vcores and memory must be positive")
+	case !(a.Load > 0) || math.IsInf(a.Load, 0):
+		return nil, fmt.Errorf("adaptive-shared: --load must be positive")
+	case !(a.GoalMin >= 1 && a.GoalMax >= a.GoalMin) || math.IsInf(a.GoalMax, 0):
+		return nil, fmt.Errorf("adaptive-shared: goals need 1 <= --goal-min <= --goal-max")
+	case !(a.LoadLow >= 0 && a.LoadHigh >= a.LoadLow && a.LoadHigh <= 1):
+		return nil, fmt.Errorf("adaptive-shared: external load needs 0 <= --load-low <= --load-high <= 1")
+	case a.Period < clock.Second*adaptiveDiurnalKnots:
+		return nil, fmt.Errorf("adaptive-shared: --period must be at least %v", clock.Second*adaptiveDiurnalKnots)
+	case !(a.Burstiness >= 0) || math.IsInf(a.Burstiness, 0):
+		return nil, fmt.Errorf("adaptive-shared: --burstiness must be >= 0")
+	case a.BurstInterval < 2*clock.Second:
+		return nil, fmt.Errorf("adaptive-shared: --burst-interval must be at least 2s")
+	}
+	node := resource.New(a.NodeVCores, a.NodeMemory)
+	perNode := adaptiveFit(adaptiveTask, node)
+	if perNode == 0 || !adaptiveAM.Fits(node) {
+		return nil, fmt.Errorf("adaptive-shared: nodes of %v cannot hold a %v task and a %v AM", node, adaptiveTask, adaptiveAM)
+	}
+	// Slots a job has alone: every node's, less what its AM takes on one.
+	slots := a.Nodes*perNode - (perNode - adaptiveFit(adaptiveTask, node.Sub(adaptiveAM)))
+	w := &workload.Workload{
+		Version: workload.Version,
+		Cluster: workload.Cluster{
+			Nodes:       []workload.NodeGroup{{Count: a.Nodes, Capacity: node}},
+			LaunchDelay: workload.DefaultLaunchDelay, LaunchJitter: workload.DefaultLaunchJitter,
+		},
+	}
+	rng := rand.New(rand.NewPCG(a.Seed, 0x61647370)) // "adsp": the jobs, the same in every experiment
+	countMu := math.Log(a.TasksMean) - adaptiveTasksSigma*adaptiveTasksSigma/2
+	work := 0.0
+	for i := range a.Jobs {
+		n := max(1, int(math.Round(math.Exp(countMu+adaptiveTasksSigma*rng.NormFloat64()))))
+		typical := float64(adaptiveTaskMedian) * math.Exp(adaptiveJobSigma*rng.NormFloat64())
+		ds := make([]clock.Duration, n)
+		for k := range ds {
+			d := typical * math.Exp(adaptiveTaskSigma*rng.NormFloat64())
+			ds[k] = clock.Duration(math.Max(1, math.Round(d/float64(clock.Millisecond)))) * clock.Millisecond
+			work += ds[k].Seconds()
+		}
+		alone := adaptiveMakespan(ds, slots)
+		goal := a.GoalMin + (a.GoalMax-a.GoalMin)*rng.Float64()
+		w.Jobs = append(w.Jobs, workload.Job{
+			ID: fmt.Sprintf("job-%03d", i), Name: "map-only", Queue: workload.DefaultQueue, AM: adaptiveAM,
+			Estimate: alone,
+			Deadline: clock.Duration(math.Round(goal*float64(alone)/float64(clock.Millisecond))) * clock.Millisecond,
+			Phases:   []workload.Phase{{Name: "map", Tasks: n, Request: adaptiveTask, Durations: ds, StartAfter: 1}},
+		})
+	}
+	window := work / (a.Load * float64(a.Nodes*perNode))
+	gap := window / float64(a.Jobs)
+	t := 0.0
+	for i := range w.Jobs {
+		if i > 0 {
+			t += rng.ExpFloat64() * gap
+		}
+		sub, _ := clock.FromSeconds(math.Round(t*1000) / 1000)
+		w.Jobs[i].Submit = clock.Time(sub)
+	}
+	span, _ := clock.FromSeconds(window)
+	switch a.Exp {
+	case 2:
+		w.Cluster.ExternalLoad = a.diurnal()
+	case 3:
+		w.Cluster.ExternalLoad = a.bursty(2*span + a.Period)
+	}
+	w.ApplyDefaults()
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("adaptive-shared: generated an invalid workload: %w", err)
+	}
+	return w, nil
+}
+
+// diurnalAt is the diurnal curve at t: its trough at 0, its peak at P/2.
+func (a AdaptiveShared) diurnalAt(t clock.Duration) float64 {
+	x := float64(t%a.Period) / float64(a.Period)
+	return a.LoadLow + (a.LoadHigh-a.LoadLow)*(1-math.Cos(2*math.Pi*x))/2
+}
+
+// diurnal is experiment 2's load: the diurnal curve with a knot every
+// P/24, repeating.
+func (a AdaptiveShared) diurnal() *workload.ExternalLoad {
+	l := &workload.ExternalLoad{Period: a.Period}
+	for k := range adaptiveDiurnalKnots {
+		at := a.Period * clock.Duration(k) / adaptiveDiurnalKnots
+		l.Points = append(l.Points, workload.LoadPoint{At: at, Frac: round4(a.diurnalAt(at))})
+	}
+	return l
+}
+
+// bursty is experiment 3's load over [0, horizon]: each slot busy with
+// probability 1/(1+B) at (1+B) times the diurnal value at its middle,
+// capped at 1, idle otherwise; 1 s ramps join the slots.
+func (a AdaptiveShared) bursty(horizon clock.Duration) *workload.ExternalLoad {
+	rng := rand.New(rand.NewPCG(a.Seed, 0x62757273)) // "burs": the bursts, apart from the jobs
+	l := &workload.ExternalLoad{}
+	tau := a.BurstInterval
+	for at := clock.Duration(0); at < horizon; at += tau {
+		v := 0.0
+		if rng.Float64() < 1/(1+a.Burstiness) {
+			v = math.Min(1, (1+a.Burstiness)*a.diurnalAt(at+tau/2))
+		}
+		v = round4(v)
+		l.Points = append(l.Points, workload.LoadPoint{At: at, Frac: v}, workload.LoadPoint{At: at + tau - clock.Second, Frac: v})
+	}
+	return l
+}
+
+// round4 keeps the file short: four decimals are finer than any node's
+// resources.
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// adaptiveMakespan is the makespan of tasks started in order, each on the first
+// free of slots identical slots: a single-phase job's standalone runtime,
+// as the simulator's Standalone computes it.
+func adaptiveMakespan(ds []clock.Duration, slots int) clock.Duration {
+	if len(ds) <= slots {
+		return slices.Max(ds)
+	}
+	free := make(adaptiveSlots, slots)
+	for _, d := range ds {
+		free[0] += d
+		heap.Fix(&free, 0)
+	}
+	return slices.Max(free)
+}
+
+type adaptiveSlots []clock.Duration
+
+func (h adaptiveSlots) Len() int           { return len(h) }
+func (h adaptiveSlots) Less(i, j int) bool { return h[i] < h[j] }
+func (h adaptiveSlots) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *adaptiveSlots) Push(x any)        { *h = append(*h, x.(clock.Duration)) }
+func (h *adaptiveSlots) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// adaptiveFit is how many r fit in c.
+func adaptiveFit(r, c resource.Vector) int {
+	n := -1
+	for d := range r {
+		if r[d] > 0 {
+			if q := int(c[d] / r[d]); n < 0 || q < n {
+				n = q
+			}
+		}
+	}
+	return max(n, 0)
+}
