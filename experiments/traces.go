@@ -25,11 +25,11 @@ func init() {
 }
 
 // NASAEnv names the environment variable that points at the NASA iPSC
-// log; without it the log is looked for at nasaDefault, relative to the
-// repository root.
+// log (the cleaned version from the Parallel Workloads Archive); without it
+// the log is looked for under its archive name in the current directory.
 const NASAEnv = "SPINDLE_NASA_SWF"
 
-const nasaDefault = "../shared/traces/swf/NASA-iPSC-1993-3.1-cln.swf.gz"
+const nasaDefault = "NASA-iPSC-1993-3.1-cln.swf.gz"
 
 // tracePolicies are the comparison the section promises, in order. SJF and
 // DJSF need runtime estimates, which the log does not declare.
@@ -122,8 +122,8 @@ func runTraces(cfg Config) (string, error) {
 	return traceMarkdown(cfg, rows, missing, reps, works, figs), nil
 }
 
-// nasaPath finds the NASA log: $SPINDLE_NASA_SWF, else the default next to
-// the repository.
+// nasaPath finds the NASA log: $SPINDLE_NASA_SWF, else its archive name in
+// the repository root.
 func nasaPath() (string, error) {
 	if p := os.Getenv(NASAEnv); p != "" {
 		if _, err := os.Stat(p); err != nil {

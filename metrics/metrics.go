@@ -69,28 +69,31 @@ type CategoryStats struct {
 // Summary is the output contract of `simulate --json` (DESIGN §7). Averages
 // are over completed jobs and null when there are none.
 type Summary struct {
-	Policy          string                      `json:"policy"`
-	Admission       string                      `json:"admission"`
-	Estimates       string                      `json:"estimates"`
-	EstimateError   float64                     `json:"estimate_error"`
-	Seed            uint64                      `json:"seed"`
-	Workload        string                      `json:"workload"`
-	Nodes           int                         `json:"nodes"`
-	Tasks           int                         `json:"tasks"`
-	JobsTotal       int                         `json:"jobs_total"`
-	JobsCompleted   int                         `json:"jobs_completed"`
-	Deadlocked      bool                        `json:"deadlocked"`
-	StuckJobs       []sim.StuckJob              `json:"stuck_jobs"`
-	MakespanS       float64                     `json:"makespan_s"`
-	WaitAvgS        *float64                    `json:"wait_avg_s"`
-	WaitMedianS     *float64                    `json:"wait_median_s"`
-	JCTAvgS         *float64                    `json:"jct_avg_s"`
-	JCTMedianS      *float64                    `json:"jct_median_s"`
-	JCTP95S         *float64                    `json:"jct_p95_s"`
-	ThroughputPerH  float64                     `json:"throughput_jobs_per_h"`
-	UtilizationAvg  float64                     `json:"utilization_avg"`
-	Categories      map[Category]*CategoryStats `json:"categories"`
-	DeadlineMetFrac *float64                    `json:"deadline_met_frac"`
+	Policy        string  `json:"policy"`
+	Admission     string  `json:"admission"`
+	Estimates     string  `json:"estimates"`
+	EstimateError float64 `json:"estimate_error"`
+	// LoadForecastError is the relative error of the external-load
+	// forecast policies were given (0: the exact curve).
+	LoadForecastError float64                     `json:"load_forecast_error"`
+	Seed              uint64                      `json:"seed"`
+	Workload          string                      `json:"workload"`
+	Nodes             int                         `json:"nodes"`
+	Tasks             int                         `json:"tasks"`
+	JobsTotal         int                         `json:"jobs_total"`
+	JobsCompleted     int                         `json:"jobs_completed"`
+	Deadlocked        bool                        `json:"deadlocked"`
+	StuckJobs         []sim.StuckJob              `json:"stuck_jobs"`
+	MakespanS         float64                     `json:"makespan_s"`
+	WaitAvgS          *float64                    `json:"wait_avg_s"`
+	WaitMedianS       *float64                    `json:"wait_median_s"`
+	JCTAvgS           *float64                    `json:"jct_avg_s"`
+	JCTMedianS        *float64                    `json:"jct_median_s"`
+	JCTP95S           *float64                    `json:"jct_p95_s"`
+	ThroughputPerH    float64                     `json:"throughput_jobs_per_h"`
+	UtilizationAvg    float64                     `json:"utilization_avg"`
+	Categories        map[Category]*CategoryStats `json:"categories"`
+	DeadlineMetFrac   *float64                    `json:"deadline_met_frac"`
 	// Lateness is how far past its deadline a completed job with a goal
 	// finished, 0 when on time; null when no completed job has a goal.
 	LatenessAvgS *float64 `json:"lateness_avg_s"`
@@ -134,7 +137,7 @@ type Unmet struct {
 // Run identifies a run for its summary.
 type Run struct {
 	Policy, Admission, Estimates, Workload string
-	EstimateError                          float64
+	EstimateError, LoadForecastError       float64
 	Seed                                   uint64
 }
 
@@ -170,7 +173,8 @@ func Jobs(w *workload.Workload, r *sim.Result) []Job {
 func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summary {
 	s := &Summary{
 		Policy: run.Policy, Admission: run.Admission, Estimates: run.Estimates, EstimateError: run.EstimateError,
-		Seed: run.Seed, Workload: run.Workload,
+		LoadForecastError: run.LoadForecastError,
+		Seed:              run.Seed, Workload: run.Workload,
 		Nodes: w.Cluster.NumNodes(), Tasks: w.TotalTasks(),
 		JobsTotal: len(jobs), Deadlocked: r.Deadlocked, StuckJobs: r.Stuck,
 		Events: r.Events, EndS: secs(r.End),

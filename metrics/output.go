@@ -12,6 +12,7 @@ import (
 
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sim"
+	"github.com/spindle-sched/spindle/workload"
 )
 
 // WriteJSON writes v as indented JSON with a trailing newline.
@@ -106,4 +107,36 @@ func writeFile(path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// ExternalLoadFile is the run directory's record of the workload's
+// external (non-YARN) load, so a report can draw it without the workload.
+const ExternalLoadFile = "external_load.json"
+
+// ExternalLoad is the content of ExternalLoadFile: the curve's knots as
+// [seconds, fraction of every node's capacity] and its period in seconds
+// (0: it does not repeat), as in the workload's cluster.external_load.
+type ExternalLoad struct {
+	Points  [][2]float64 `json:"points"`
+	PeriodS float64      `json:"period_s"`
+}
+
+// WriteExternalLoadFile writes dir/external_load.json when the workload has
+// an external load.
+func WriteExternalLoadFile(dir string, l *workload.ExternalLoad) error {
+	if l == nil || len(l.Points) == 0 {
+		return nil
+	}
+	x := ExternalLoad{PeriodS: l.Period.Seconds()}
+	for _, p := range l.Points {
+		x.Points = append(x.Points, [2]float64{p.At.Seconds(), p.Frac})
+	}
+	return writeFile(filepath.Join(dir, ExternalLoadFile), func(w io.Writer) error {
+		b, err := json.Marshal(x)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	})
 }

@@ -27,6 +27,9 @@ type Spec struct {
 	Admission    string // "", "none", "static:32"
 	Seed         uint64
 	Estimates    sim.Estimates
+	// ForecastError makes the external-load forecast policies see noisy
+	// (sim.Options.ForecastError).
+	ForecastError float64
 	// TimelineStep, when positive, records the allocation over time.
 	TimelineStep clock.Duration
 	// Progress, when set, is called now and then during the run.
@@ -60,6 +63,9 @@ func parse(s Spec) (policy.Factory, string, admission.Factory, error) {
 	if err := s.Estimates.Validate(); err != nil {
 		return nil, "", nil, err
 	}
+	if !(s.ForecastError >= 0 && s.ForecastError <= 1) {
+		return nil, "", nil, fmt.Errorf("load forecast error %v: must be in [0, 1]", s.ForecastError)
+	}
 	return pf, ps.String(), af, nil
 }
 
@@ -69,7 +75,7 @@ func Run(s Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, TimelineStep: s.TimelineStep,
+	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, ForecastError: s.ForecastError, TimelineStep: s.TimelineStep,
 		Progress: s.Progress, ProgressEvery: 1 << 16}
 	if af != nil {
 		opts.Admission = af
@@ -90,7 +96,7 @@ func Run(s Spec) (*Outcome, error) {
 		est = sim.EstimatesDeclared
 	}
 	sum := metrics.Summarize(s.Workload, res, jobs, metrics.Run{
-		Policy: canon, Admission: adm, Estimates: est, EstimateError: s.Estimates.Error,
+		Policy: canon, Admission: adm, Estimates: est, EstimateError: s.Estimates.Error, LoadForecastError: s.ForecastError,
 		Workload: s.WorkloadName, Seed: s.Seed,
 	})
 	sum.WallS = wall.Seconds()

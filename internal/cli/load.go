@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 
-	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/trace"
 	"github.com/spindle-sched/spindle/workload"
 )
@@ -28,9 +26,6 @@ func (f *runFlags) load(stderr io.Writer) (*workload.Workload, string, error) {
 	}
 	if err != nil {
 		return nil, "", err
-	}
-	if w.Cluster.ExternalLoad != nil && !sim.AppliesExternalLoad {
-		fmt.Fprintf(stderr, "spindle: warning: %s: cluster.external_load is read but not yet applied by the simulator; the machines are treated as dedicated\n", name)
 	}
 	return w, name, nil
 }

@@ -23,27 +23,29 @@ import (
 
 // runFlags are shared by simulate and compare.
 type runFlags struct {
-	workload  string
-	trace     string
-	admission string
-	seed      uint64
-	estimates string
-	estError  float64
-	out       string
-	json      bool
-	quiet     bool
-	cpuprof   string
+	workload    string
+	trace       string
+	admission   string
+	seed        uint64
+	estimates   string
+	estError    float64
+	forecastErr float64
+	out         string
+	json        bool
+	quiet       bool
+	cpuprof     string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVarP(&f.workload, "workload", "w", "", "workload file (YAML or JSON, format v1; .gz accepted)")
-	fl.StringVar(&f.trace, "trace", "", "simulate straight from a trace: FORMAT:INPUT[,INPUT...] (see 'spindle trace convert --help')")
+	fl.StringVar(&f.trace, "trace", "", "simulate straight from a trace: FORMAT:INPUT[,INPUT...][,KEY=VALUE...] (see 'spindle trace convert --help')")
 	fl.StringVarP(&f.admission, "admission", "a", "none", "admission controller: none, static:<vcores>, ... (see 'spindle policies')")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for heartbeat phases, launch jitter and estimate error; same workload and seed give the same result")
 	fl.StringVar(&f.estimates, "estimates", sim.EstimatesDeclared, "where the runtime estimates policies see come from: declared (the job's estimate field), history (mean observed runtime of earlier jobs with the same name) or oracle (standalone runtime from the true durations; experimental)")
 	fl.Float64Var(&f.estError, "estimate-error", 0, "relative error of oracle estimates: each is multiplied by 1 + U[-E, E]")
-	fl.StringVarP(&f.out, "out", "o", "", "write summary.json and jobs.csv into this directory")
+	fl.Float64Var(&f.forecastErr, "load-forecast-error", 0, "relative error of the external-load forecast policies see: each point of the curve is scaled by 1 + U[-E, E] (the load applied is unchanged)")
+	fl.StringVarP(&f.out, "out", "o", "", "write the results (summary.json, jobs.csv, timeline.csv) and report.html into this directory")
 	fl.BoolVar(&f.json, "json", false, "print the summary as JSON instead of a table")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress display on stderr")
 	fl.StringVar(&f.cpuprof, "cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
@@ -76,7 +78,7 @@ func (f *runFlags) specs(policies []string) ([]runner.Spec, error) {
 	var out []runner.Spec
 	for _, p := range policies {
 		s := runner.Spec{Policy: p, Admission: f.admission, Seed: f.seed,
-			Estimates: sim.Estimates{Source: f.estimates, Error: f.estError}}
+			Estimates: sim.Estimates{Source: f.estimates, Error: f.estError}, ForecastError: f.forecastErr}
 		if err := runner.Check(s); err != nil {
 			return nil, usageError{err}
 		}
@@ -104,7 +106,12 @@ Policies never see task durations. Those that need a runtime estimate get it
 from --estimates, and every output records which source was used.
 
 Output is deterministic: the same workload and --seed give identical bytes,
-except wall_s, the host time the run took.`,
+except wall_s, the host time the run took.
+
+-o DIR writes summary.json, jobs.csv and timeline.csv into DIR, and
+report.html: the run's charts in one self-contained page (see 'spindle
+report'). While the run goes, a progress bar on stderr counts finished jobs
+when stderr is a terminal; -q turns it off.`,
 		Example: `  spindle simulate -w examples/mixed.yaml -p capacity
   spindle simulate -w examples/am-burst.yaml -p fair:max_am_share=-1 --json
   spindle simulate -w w.json -p drf -a static:16 -o out/drf`,
@@ -141,6 +148,12 @@ except wall_s, the host time the run took.`,
 				if err := metrics.WriteRunDir(f.out, o.Summary, o.Jobs, o.Result.Timeline, w.Cluster.Capacity()); err != nil {
 					return err
 				}
+				if err := metrics.WriteExternalLoadFile(f.out, w.Cluster.ExternalLoad); err != nil {
+					return err
+				}
+				if err := writeRunReport(f.out); err != nil {
+					return err
+				}
 			}
 			if f.json {
 				return metrics.WriteJSON(cmd.OutOrStdout(), o.Summary)
@@ -167,15 +180,16 @@ given inline: -p fifo,fair:max_am_share=-1,drf (a piece with "=" and no ":"
 continues the previous policy's parameters).
 
 --json prints a JSON array of the 'simulate --json' objects, in -p order.
--o DIR writes DIR/<policy>/summary.json and jobs.csv for each run.`,
+-o DIR writes each run's results into DIR/<policy>/ (summary.json, jobs.csv,
+timeline.csv), their order into DIR/runs.json, and DIR/report.html: one
+self-contained page with every policy side by side (see 'spindle report').`,
 		Example: `  spindle compare -w examples/mixed.yaml -p fifo,capacity,fair,drf
   spindle compare -w examples/am-burst.yaml -p capacity,fair,fair:max_am_share=-1 -o out/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var list []string
-			for _, p := range pols {
-				list = append(list, params.SplitList(p)...)
-			}
+			// pflag splits -p on commas; join first so that parameters, which
+			// also use commas, stay with their policy.
+			list := params.SplitList(strings.Join(pols, ","))
 			if len(list) == 0 {
 				list = policy.Names()
 			}
@@ -213,7 +227,8 @@ continues the previous policy's parameters).
 					pr.update(sum)
 				}
 			}
-			outs, err := runner.RunAll(specs, parallel, nil)
+			pr.runs = len(specs)
+			outs, err := runner.RunAll(specs, parallel, pr.runDone)
 			pr.done()
 			stop()
 			if err != nil {
@@ -227,9 +242,16 @@ continues the previous policy's parameters).
 			if f.out != "" {
 				names := dirNames(summaries)
 				for i, o := range outs {
-					if err := metrics.WriteRunDir(filepath.Join(f.out, names[i]), o.Summary, o.Jobs, o.Result.Timeline, w.Cluster.Capacity()); err != nil {
+					dir := filepath.Join(f.out, names[i])
+					if err := metrics.WriteRunDir(dir, o.Summary, o.Jobs, o.Result.Timeline, w.Cluster.Capacity()); err != nil {
 						return err
 					}
+					if err := metrics.WriteExternalLoadFile(dir, w.Cluster.ExternalLoad); err != nil {
+						return err
+					}
+				}
+				if err := writeCompareReport(f.out, names); err != nil {
+					return err
 				}
 			}
 			if f.json {
@@ -269,41 +291,126 @@ func dirNames(ss []*metrics.Summary) []string {
 	return names
 }
 
-// progress draws a one-line progress display on a terminal.
+// progress draws a one-line progress bar on stderr while runs go, when
+// stderr is a terminal and -q is not given. The bar counts finished jobs
+// out of all jobs: simulated time has no known end (a run ends when its
+// last job does, and that depends on the policy), while every job counts
+// toward the end. The simulated clock, the event rate and an ETA from the
+// jobs' rate so far are shown beside it.
 type progress struct {
-	out   io.Writer
-	on    bool
-	start time.Time
-	last  time.Time
-	drew  bool
+	mu       sync.Mutex
+	out      io.Writer
+	on       bool
+	now      func() time.Time
+	start    time.Time
+	last     time.Time
+	drew     bool
+	runs     int // runs in a comparison; 0 for one run
+	runsDone int
 }
+
+// progressEvery is the least time between two redraws.
+const progressEvery = 200 * time.Millisecond
+
+// progressBar is the width of the bar in characters, short enough that
+// the numbers beside it usually fit in 80 columns.
+const progressBar = 14
 
 func newProgress(out io.Writer, quiet bool) *progress {
-	return &progress{out: out, on: !quiet && isTerminal(out), start: time.Now()}
+	return newProgressTo(out, !quiet && isTerminal(out), time.Now)
 }
 
+func newProgressTo(out io.Writer, on bool, now func() time.Time) *progress {
+	return &progress{out: out, on: on, now: now, start: now()}
+}
+
+// update redraws the line, at most every progressEvery.
 func (p *progress) update(s sim.Progress) {
 	if !p.on {
 		return
 	}
-	now := time.Now()
-	if now.Sub(p.last) < 200*time.Millisecond {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if p.drew && now.Sub(p.last) < progressEvery {
 		return
 	}
 	p.last = now
-	el := now.Sub(p.start).Seconds()
-	frac := float64(s.JobsDone) / float64(max(1, s.JobsAll))
-	eta := ""
-	if frac > 0.01 {
-		eta = fmt.Sprintf(", ETA %.0fs", el/frac-el)
-	}
-	fmt.Fprintf(p.out, "\r\033[K%d/%d jobs done, simulated %.0fs, %.1fM events/s%s", s.JobsDone, s.JobsAll, s.Now.Seconds(), float64(s.Events)/el/1e6, eta)
+	fmt.Fprintf(p.out, "\r\033[K%s", p.line(s, now.Sub(p.start)))
 	p.drew = true
 }
 
+// runDone counts a finished run of a comparison.
+func (p *progress) runDone(n int) {
+	p.mu.Lock()
+	p.runsDone = n
+	p.mu.Unlock()
+}
+
+// line formats one progress line. It stays under 80 columns: when the
+// numbers are long, the job counts go first (the bar shows the fraction).
+func (p *progress) line(s sim.Progress, elapsed time.Duration) string {
+	frac := 0.0
+	if s.JobsAll > 0 {
+		frac = min(1, float64(s.JobsDone)/float64(s.JobsAll))
+	}
+	filled := int(frac * progressBar)
+	parts := []string{
+		fmt.Sprintf("[%s%s] %.0f%%", strings.Repeat("#", filled), strings.Repeat("-", progressBar-filled), frac*100),
+		fmt.Sprintf("%d/%d jobs", s.JobsDone, s.JobsAll),
+	}
+	if p.runs > 1 {
+		parts = append(parts, fmt.Sprintf("runs %d/%d", p.runsDone, p.runs))
+	}
+	parts = append(parts, "sim "+shortDuration(s.Now.Seconds()))
+	el := elapsed.Seconds()
+	if el > 0 {
+		parts = append(parts, shortCount(float64(s.Events)/el)+" ev/s")
+	}
+	// Before a few percent of the jobs are done the rate says little.
+	if frac >= 0.02 && el >= 0.5 {
+		parts = append(parts, "ETA "+shortDuration(el*(1-frac)/frac))
+	} else {
+		parts = append(parts, "ETA --")
+	}
+	l := strings.Join(parts, "  ")
+	if len(l) >= 80 {
+		l = strings.Join(append(parts[:1:1], parts[2:]...), "  ")
+	}
+	return l
+}
+
 func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.drew {
 		fmt.Fprint(p.out, "\r\033[K")
 		p.drew = false
+	}
+}
+
+// shortDuration formats seconds compactly: 42s, 3m05s, 2h10m.
+func shortDuration(s float64) string {
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%.0fs", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(s)/3600, int(s)%3600/60)
+	}
+}
+
+// shortCount formats a rate to about three digits: 950, 12.3k, 777k, 4.1M.
+func shortCount(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.1fM", v/1e6)
+	case v >= 1e5:
+		return fmt.Sprintf("%.0fk", v/1e3)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1fk", v/1e3)
+	default:
+		return fmt.Sprintf("%.0f", v)
 	}
 }

@@ -1,0 +1,56 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+func init() { registerSection("autoadmin", drawAutoAdmin) }
+
+// drawAutoAdmin draws the AutoAdmin section (admission/autoadmin): the
+// reservation R_R(t) kept for task containers, per resource, and the
+// ApplicationMasters admitted and waiting.
+func drawAutoAdmin(sec *section, runs []sectionRun) error {
+	var per []runCharts
+	for _, sr := range runs {
+		var rep struct {
+			Series struct {
+				T        []float64            `json:"t_s"`
+				Reserve  map[string][]float64 `json:"reserve"`
+				Admitted []float64            `json:"admitted"`
+				Waiting  []float64            `json:"waiting"`
+			} `json:"series"`
+		}
+		if json.Unmarshal(sr.Raw, &rep) != nil {
+			return fmt.Errorf("%s: series is not {t_s, reserve, admitted, waiting} in columns", sr.Run.Name)
+		}
+		s := rep.Series
+		n := len(s.T)
+		if n == 0 || len(s.Admitted) != n || len(s.Waiting) != n {
+			return fmt.Errorf("%s: series: want t_s, admitted and waiting of one length", sr.Run.Name)
+		}
+		line := func(name string, ys []float64) namedLine {
+			l := namedLine{Name: name}
+			for i, y := range ys {
+				l.Points = append(l.Points, point{s.T[i], y})
+			}
+			return l
+		}
+		var charts []genericChart
+		for _, dim := range sortedKeys(s.Reserve) {
+			if len(s.Reserve[dim]) != n {
+				return fmt.Errorf("%s: series.reserve.%s: want %d values", sr.Run.Name, dim, n)
+			}
+			charts = append(charts, genericChart{Title: "AutoAdmin: reservation R_R(t) for task containers, " + dim,
+				YLabel: "reserved (" + dim + ")", Step: true, Series: namedLines{line("R_R", s.Reserve[dim])}})
+		}
+		charts = append(charts, genericChart{Title: "AutoAdmin: ApplicationMasters admitted and waiting", YLabel: "jobs", Step: true,
+			Series: namedLines{line("admitted", s.Admitted), line("waiting", s.Waiting)}})
+		per = append(per, runCharts{sr: sr, charts: charts})
+	}
+	sec.Title = "Admission internals: AutoAdmin"
+	sec.Intro = "R_R is the share AutoAdmin predicts task containers need (Algorithm 2); a job's ApplicationMaster is admitted only while the AMs leave it free (Algorithm 3), and waits otherwise."
+	addCharts(sec, per, "AutoAdmin")
+	renderParts(sec, runs, map[string]bool{"series": true})
+	return nil
+}
