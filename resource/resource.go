@@ -69,6 +69,20 @@ func (v Vector) Fits(free Vector) bool {
 	return v[0] <= free[0] && v[1] <= free[1] && v[2] <= free[2] && v[3] <= free[3]
 }
 
+// CountIn returns how many copies of v fit in c at once: the fewest over
+// the dimensions v asks for, and 0 for a zero v.
+func (v Vector) CountIn(c Vector) int {
+	n := -1
+	for d := range v {
+		if v[d] > 0 {
+			if q := int(c[d] / v[d]); n < 0 || q < n {
+				n = q
+			}
+		}
+	}
+	return max(n, 0)
+}
+
 // IsZero reports whether every dimension is zero.
 func (v Vector) IsZero() bool { return v == Vector{} }
 

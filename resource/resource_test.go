@@ -96,3 +96,22 @@ func TestPredicatesAndFormatting(t *testing.T) {
 		t.Errorf("dimension names %q %q", VCores.Name(), Memory.Name())
 	}
 }
+
+func TestCountIn(t *testing.T) {
+	tests := []struct {
+		v, c Vector
+		want int
+	}{
+		{New(1, 1024), New(4, 8192), 4},
+		{New(2, 1024), New(5, 8192), 2},
+		{New(1, 4096), New(8, 8192), 2},
+		{New(3, 1024), New(2, 8192), 0},
+		{Vector{}, New(4, 8192), 0},
+		{Vector{GPU: 1}, Vector{GPU: 3, VCores: 1}, 3},
+	}
+	for _, tt := range tests {
+		if got := tt.v.CountIn(tt.c); got != tt.want {
+			t.Errorf("%v.CountIn(%v) = %d, want %d", tt.v, tt.c, got, tt.want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -134,12 +133,11 @@ func (a AdaptiveShared) Generate() (*workload.Workload, error) {
 		return nil, fmt.Errorf("adaptive-shared: --burst-interval must be at least 2s")
 	}
 	node := resource.New(a.NodeVCores, a.NodeMemory)
-	perNode := adaptiveFit(adaptiveTask, node)
+	perNode := adaptiveTask.CountIn(node)
 	if perNode == 0 || !adaptiveAM.Fits(node) {
 		return nil, fmt.Errorf("adaptive-shared: nodes of %v cannot hold a %v task and a %v AM", node, adaptiveTask, adaptiveAM)
 	}
-	// Slots a job has alone: every node's, less what its AM takes on one.
-	slots := a.Nodes*perNode - (perNode - adaptiveFit(adaptiveTask, node.Sub(adaptiveAM)))
+	nodes := slices.Repeat([]resource.Vector{node}, a.Nodes)
 	w := &workload.Workload{
 		Version: workload.Version,
 		Cluster: workload.Cluster{
@@ -159,25 +157,19 @@ func (a AdaptiveShared) Generate() (*workload.Workload, error) {
 			ds[k] = clock.Duration(math.Max(1, math.Round(d/float64(clock.Millisecond)))) * clock.Millisecond
 			work += ds[k].Seconds()
 		}
-		alone := adaptiveMakespan(ds, slots)
-		goal := a.GoalMin + (a.GoalMax-a.GoalMin)*rng.Float64()
-		w.Jobs = append(w.Jobs, workload.Job{
+		j := workload.Job{
 			ID: fmt.Sprintf("job-%03d", i), Name: "map-only", Queue: workload.DefaultQueue, AM: adaptiveAM,
-			Estimate: alone,
-			Deadline: clock.Duration(math.Round(goal*float64(alone)/float64(clock.Millisecond))) * clock.Millisecond,
-			Phases:   []workload.Phase{{Name: "map", Tasks: n, Request: adaptiveTask, Durations: ds, StartAfter: 1}},
-		})
+			Phases: []workload.Phase{{Name: "map", Tasks: n, Request: adaptiveTask, Durations: ds, StartAfter: 1}},
+		}
+		alone := j.Standalone(nodes)
+		goal := a.GoalMin + (a.GoalMax-a.GoalMin)*rng.Float64()
+		j.Estimate = alone
+		j.Deadline = clock.Duration(math.Round(goal*float64(alone)/float64(clock.Millisecond))) * clock.Millisecond
+		w.Jobs = append(w.Jobs, j)
 	}
 	window := work / (a.Load * float64(a.Nodes*perNode))
 	gap := window / float64(a.Jobs)
-	t := 0.0
-	for i := range w.Jobs {
-		if i > 0 {
-			t += rng.ExpFloat64() * gap
-		}
-		sub, _ := clock.FromSeconds(math.Round(t*1000) / 1000)
-		w.Jobs[i].Submit = clock.Time(sub)
-	}
+	poissonArrivals(w.Jobs, gap, rng)
 	span, _ := clock.FromSeconds(window)
 	switch a.Exp {
 	case 2:
@@ -185,11 +177,7 @@ func (a AdaptiveShared) Generate() (*workload.Workload, error) {
 	case 3:
 		w.Cluster.ExternalLoad = a.bursty(2*span + a.Period)
 	}
-	w.ApplyDefaults()
-	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("adaptive-shared: generated an invalid workload: %w", err)
-	}
-	return w, nil
+	return finish("adaptive-shared", w)
 }
 
 // diurnalAt is the diurnal curve at t: its trough at 0, its peak at P/2.
@@ -230,44 +218,3 @@ func (a AdaptiveShared) bursty(horizon clock.Duration) *workload.ExternalLoad {
 // round4 keeps the file short: four decimals are finer than any node's
 // resources.
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
-
-// adaptiveMakespan is the makespan of tasks started in order, each on the first
-// free of slots identical slots: a single-phase job's standalone runtime,
-// as the simulator's Standalone computes it.
-func adaptiveMakespan(ds []clock.Duration, slots int) clock.Duration {
-	if len(ds) <= slots {
-		return slices.Max(ds)
-	}
-	free := make(adaptiveSlots, slots)
-	for _, d := range ds {
-		free[0] += d
-		heap.Fix(&free, 0)
-	}
-	return slices.Max(free)
-}
-
-type adaptiveSlots []clock.Duration
-
-func (h adaptiveSlots) Len() int           { return len(h) }
-func (h adaptiveSlots) Less(i, j int) bool { return h[i] < h[j] }
-func (h adaptiveSlots) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *adaptiveSlots) Push(x any)        { *h = append(*h, x.(clock.Duration)) }
-func (h *adaptiveSlots) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// adaptiveFit is how many r fit in c.
-func adaptiveFit(r, c resource.Vector) int {
-	n := -1
-	for d := range r {
-		if r[d] > 0 {
-			if q := int(c[d] / r[d]); n < 0 || q < n {
-				n = q
-			}
-		}
-	}
-	return max(n, 0)
-}

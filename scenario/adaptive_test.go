@@ -10,7 +10,6 @@ import (
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/scenario"
-	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -63,7 +62,7 @@ func TestAdaptiveSharedJobs(t *testing.T) {
 		work, last := 0.0, clock.Time(0)
 		for i := range w.Jobs {
 			j := &w.Jobs[i]
-			if alone := sim.Standalone(j, caps); j.Estimate != alone {
+			if alone := j.Standalone(caps); j.Estimate != alone {
 				t.Fatalf("%s: estimate %v, standalone %v", j.ID, j.Estimate, alone)
 			}
 			if f := float64(j.Deadline) / float64(j.Estimate); f < 2-1e-6 || f > 4+1e-6 {

@@ -151,14 +151,6 @@ func autoAdminCluster() *workload.Workload {
 	}
 }
 
-func finish(what string, w *workload.Workload) (*workload.Workload, error) {
-	w.ApplyDefaults()
-	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: generated an invalid workload: %w", what, err)
-	}
-	return w, nil
-}
-
 // MapReduceJob is one job of the model (see AutoAdminModel): bench is
 // terasort, wordcount, wordmean or pi; inputMB is ignored for pi; am, mapVC
 // and reduceVC are container sizes in vcores.

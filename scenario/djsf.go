@@ -162,19 +162,8 @@ func (g DJSFGoogle) Generate() (*workload.Workload, error) {
 		w.Jobs = append(w.Jobs, j)
 	}
 	gap := arrivalWindow(offers, capacity, g.Load) / float64(g.Jobs)
-	t := 0.0
-	for i := range w.Jobs {
-		if i > 0 {
-			t += rng.ExpFloat64() * gap
-		}
-		sub, _ := clock.FromSeconds(math.Round(t*1000) / 1000)
-		w.Jobs[i].Submit = clock.Time(sub)
-	}
-	w.ApplyDefaults()
-	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("djsf-google: generated an invalid workload: %w", err)
-	}
-	return w, nil
+	poissonArrivals(w.Jobs, gap, rng)
+	return finish("djsf-google", w)
 }
 
 // googleRequest draws one task request: CPU, memory correlated with it, and

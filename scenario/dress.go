@@ -251,11 +251,7 @@ func (s DRESS) Generate() (*workload.Workload, error) {
 		j.Submit = clock.Time(clock.Duration(i) * s.Gap)
 		w.Jobs = append(w.Jobs, j)
 	}
-	w.ApplyDefaults()
-	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("dress: generated an invalid workload: %w", err)
-	}
-	return w, nil
+	return finish("dress", w)
 }
 
 // logUniform draws from [lo, hi] with a uniform logarithm.

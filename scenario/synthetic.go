@@ -127,19 +127,8 @@ func (s Synthetic) Generate() (*workload.Workload, error) {
 		}
 	}
 	gap := window / float64(s.Jobs)
-	t := 0.0
-	for i := range w.Jobs {
-		if i > 0 {
-			t += rng.ExpFloat64() * gap
-		}
-		sub, _ := clock.FromSeconds(math.Round(t*1000) / 1000)
-		w.Jobs[i].Submit = clock.Time(sub)
-	}
-	w.ApplyDefaults()
-	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("synthetic: generated an invalid workload: %w", err)
-	}
-	return w, nil
+	poissonArrivals(w.Jobs, gap, rng)
+	return finish("synthetic", w)
 }
 
 func pickContainer(rng *rand.Rand) resource.Vector {

@@ -119,7 +119,7 @@ func TestElisionIsExactUnderExternalLoad(t *testing.T) {
 				}
 				for i := range w.Jobs {
 					if j := &w.Jobs[i]; i%2 == 0 {
-						j.Estimate = Standalone(j, caps)
+						j.Estimate = j.Standalone(caps)
 						j.Deadline = 2 * j.Estimate
 					}
 				}

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"container/heap"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -78,7 +77,7 @@ func (e *estimator) estimate(j *workload.Job) clock.Duration {
 		}
 		return j.Estimate
 	case EstimatesOracle:
-		d := float64(Standalone(j, e.capacity))
+		d := float64(j.Standalone(e.capacity))
 		if e.cfg.Error > 0 {
 			d *= 1 + e.cfg.Error*(2*e.rng.Float64()-1)
 		}
@@ -93,71 +92,4 @@ func (e *estimator) observe(name string, runtime clock.Duration) {
 		e.sum[name] += runtime
 		e.count[name]++
 	}
-}
-
-// Standalone returns the job's runtime alone on an empty cluster with no
-// delays (ideal mode): its phases one after the other, each phase's tasks
-// started in order on the first free container slot. The AM container's
-// slot is taken from the first node it fits. Phases that may overlap their
-// predecessor (start_after < 1) are counted in sequence, an upper bound.
-func Standalone(j *workload.Job, nodes []resource.Vector) clock.Duration {
-	var total clock.Duration
-	for k := range j.Phases {
-		p := &j.Phases[k]
-		slots := 0
-		amPlaced := j.AM.IsZero()
-		for _, c := range nodes {
-			if !amPlaced && j.AM.Fits(c) {
-				c = c.Sub(j.AM)
-				amPlaced = true
-			}
-			slots += fitCount(p.Request, c)
-		}
-		total += listSchedule(p, max(slots, 1))
-	}
-	return total
-}
-
-// fitCount is how many r fit in c.
-func fitCount(r, c resource.Vector) int {
-	n := -1
-	for d := range r {
-		if r[d] > 0 {
-			if q := int(c[d] / r[d]); n < 0 || q < n {
-				n = q
-			}
-		}
-	}
-	return max(n, 0)
-}
-
-// listSchedule is the makespan of the phase's tasks, in index order, on
-// slots identical slots.
-func listSchedule(p *workload.Phase, slots int) clock.Duration {
-	if p.Tasks <= slots {
-		var m clock.Duration
-		for i := range p.Tasks {
-			m = max(m, p.Duration(i))
-		}
-		return m
-	}
-	free := make(slotHeap, slots)
-	for i := range p.Tasks {
-		free[0] += p.Duration(i)
-		heap.Fix(&free, 0)
-	}
-	return slices.Max(free)
-}
-
-type slotHeap []clock.Duration
-
-func (h slotHeap) Len() int           { return len(h) }
-func (h slotHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h slotHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *slotHeap) Push(x any)        { *h = append(*h, x.(clock.Duration)) }
-func (h *slotHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }

@@ -78,27 +78,14 @@ func (p *Policy) slots(r, am resource.Vector) int {
 	}
 	n, placed := 0, am.IsZero()
 	for _, g := range p.nodeGroups {
-		n += g.count * fitCount(r, g.capacity)
+		n += g.count * r.CountIn(g.capacity)
 		if !placed && am.Fits(g.capacity) {
-			n += fitCount(r, g.capacity.Sub(am)) - fitCount(r, g.capacity)
+			n += r.CountIn(g.capacity.Sub(am)) - r.CountIn(g.capacity)
 			placed = true
 		}
 	}
 	p.slotCache[key] = n
 	return n
-}
-
-// fitCount is how many r fit in c.
-func fitCount(r, c resource.Vector) int {
-	n := -1
-	for d := range r {
-		if r[d] > 0 {
-			if q := int(c[d] / r[d]); n < 0 || q < n {
-				n = q
-			}
-		}
-	}
-	return max(n, 0)
 }
 
 // ContainerChanged keeps the counts of held, running and completed tasks and

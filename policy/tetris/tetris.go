@@ -205,25 +205,12 @@ func (p *Policy) waves(j *sched.Job) int64 {
 	for _, ph := range j.Spec().Phases {
 		slots := 0
 		for _, s := range p.shapes {
-			slots += s.count * fitCount(ph.Request, s.capacity)
+			slots += s.count * ph.Request.CountIn(s.capacity)
 		}
 		slots = max(slots, 1)
 		w += int64((ph.Tasks + slots - 1) / slots)
 	}
 	return max(w, 1)
-}
-
-func fitCount(r, c resource.Vector) int {
-	n := math.MaxInt
-	for d := range r {
-		if r[d] > 0 {
-			n = min(n, int(c[d]/r[d]))
-		}
-	}
-	if n == math.MaxInt {
-		return 0
-	}
-	return n
 }
 
 // AsksChanged keeps the set of runnable jobs.
