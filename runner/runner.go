@@ -34,6 +34,8 @@ type Spec struct {
 	TimelineStep clock.Duration
 	// Progress, when set, is called now and then during the run.
 	Progress func(sim.Progress)
+	// Check verifies the core's invariants after every event (tests).
+	Check bool
 	// SummaryOnly drops the run's per-job results once the summary is
 	// made, for callers that keep many outcomes of large workloads.
 	SummaryOnly bool
@@ -78,7 +80,7 @@ func Run(s Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, ForecastError: s.ForecastError, TimelineStep: s.TimelineStep,
+	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, ForecastError: s.ForecastError, TimelineStep: s.TimelineStep, Check: s.Check,
 		Progress: s.Progress, ProgressEvery: 1 << 16}
 	if af != nil {
 		opts.Admission = af

@@ -5,8 +5,10 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/spindle-sched/spindle/internal/simtest"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
+	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
@@ -21,20 +23,8 @@ type expect struct {
 // every event, and returns the per-job metrics and the summary.
 func runCase(t *testing.T, doc, pol string) ([]metrics.Job, *metrics.Summary) {
 	t.Helper()
-	w, err := workload.Parse([]byte(doc), "case.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, _, err := policy.Parse(pol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(w, sim.Options{Seed: 1, Policy: f, Check: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs := metrics.Jobs(w, r)
-	return jobs, metrics.Summarize(w, r, jobs, metrics.Run{Policy: pol})
+	o := simtest.Run(t, doc, runner.Spec{Policy: pol})
+	return o.Jobs, o.Summary
 }
 
 func checkCase(t *testing.T, jobs []metrics.Job, s *metrics.Summary, want []expect, makespan float64) {

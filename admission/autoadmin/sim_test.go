@@ -6,8 +6,10 @@ import (
 
 	"github.com/spindle-sched/spindle/admission"
 	"github.com/spindle-sched/spindle/admission/autoadmin"
+	"github.com/spindle-sched/spindle/internal/simtest"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
+	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
@@ -32,24 +34,8 @@ type expect struct {
 
 func runCase(t *testing.T, doc, pol, adm string) ([]metrics.Job, *metrics.Summary) {
 	t.Helper()
-	w, err := workload.Parse([]byte(doc), "case.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, _, err := policy.Parse(pol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	af, err := admission.Parse(adm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(w, sim.Options{Seed: 1, Policy: pf, Admission: af, Check: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs := metrics.Jobs(w, r)
-	return jobs, metrics.Summarize(w, r, jobs, metrics.Run{Policy: pol, Admission: adm})
+	o := simtest.Run(t, doc, runner.Spec{Policy: pol, Admission: adm})
+	return o.Jobs, o.Summary
 }
 
 // The hand-computed outcomes, FIFO order on the node:

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spindle-sched/spindle/internal/simtest"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/policy/djsf"
+	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
@@ -20,20 +22,8 @@ import (
 // core's invariants after every event.
 func run(t *testing.T, doc, pol string, est sim.Estimates) ([]metrics.Job, *metrics.Summary, *sim.Result) {
 	t.Helper()
-	w, err := workload.Parse([]byte(doc), "case.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, _, err := policy.Parse(pol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(w, sim.Options{Seed: 1, Policy: f, Estimates: est, Check: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs := metrics.Jobs(w, r)
-	return jobs, metrics.Summarize(w, r, jobs, metrics.Run{Policy: pol, Estimates: est.Source}), r
+	o := simtest.Run(t, doc, runner.Spec{Policy: pol, Estimates: est})
+	return o.Jobs, o.Summary, o.Result
 }
 
 func jcts(t *testing.T, jobs []metrics.Job) map[string]float64 {

@@ -4,10 +4,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/spindle-sched/spindle/internal/simtest"
 	"github.com/spindle-sched/spindle/metrics"
-	"github.com/spindle-sched/spindle/policy"
-	"github.com/spindle-sched/spindle/sim"
-	"github.com/spindle-sched/spindle/workload"
+	"github.com/spindle-sched/spindle/runner"
 )
 
 // One node of 20 one-vcore containers, ideal mode, no AMs. L (t=0) has 40
@@ -28,20 +27,8 @@ type outcome struct {
 
 func runCase(t *testing.T, doc, pol string) ([]metrics.Job, *metrics.Summary) {
 	t.Helper()
-	w, err := workload.Parse([]byte(doc), "case.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, _, err := policy.Parse(pol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(w, sim.Options{Seed: 1, Policy: f, Check: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs := metrics.Jobs(w, r)
-	return jobs, metrics.Summarize(w, r, jobs, metrics.Run{Policy: pol})
+	o := simtest.Run(t, doc, runner.Spec{Policy: pol})
+	return o.Jobs, o.Summary
 }
 
 func TestReservationLetsSmallJobStartEarlier(t *testing.T) {
