@@ -147,38 +147,12 @@ func (a *alibaba) classify(s source) (int, error) {
 }
 
 func (a *alibaba) read(src int32, s source, table int) error {
-	lr, err := a.c.openLines(s)
-	if err != nil {
-		return err
-	}
-	defer lr.close()
-	for {
-		line, ok, err := lr.next()
-		if err != nil || !ok {
-			return err
+	return a.c.eachRecord(s, &a.fields, aTableFields[table], aTableNames[table], func(fs [][]byte, line int) string {
+		if table == aTaskTable {
+			return a.taskRecord(fs, src, line)
 		}
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		a.c.rep.Records++
-		a.fields, err = splitCSV(a.fields, line)
-		var msg string
-		switch {
-		case err != nil:
-			msg = err.Error()
-		case len(a.fields) != aTableFields[table]:
-			msg = fmt.Sprintf("wrong field count for %s: got %d, want %d", aTableNames[table], len(a.fields), aTableFields[table])
-		case table == aTaskTable:
-			msg = a.taskRecord(a.fields, src, lr.line)
-		default:
-			msg = a.instanceRecord(a.fields)
-		}
-		if msg != "" {
-			if err := a.c.bad(lr.name, lr.line, "%s", msg); err != nil {
-				return err
-			}
-		}
-	}
+		return a.instanceRecord(fs)
+	})
 }
 
 // seconds reads a required time field, in seconds.

@@ -185,41 +185,15 @@ func (g *google) classify(s source) (int, error) {
 }
 
 func (g *google) read(s source, table int) error {
-	lr, err := g.c.openLines(s)
-	if err != nil {
-		return err
-	}
-	defer lr.close()
-	for {
-		line, ok, err := lr.next()
-		if err != nil || !ok {
-			return err
+	return g.c.eachRecord(s, &g.fields, gTableFields[table], gTableNames[table], func(fs [][]byte, _ int) string {
+		switch table {
+		case gTaskEvents:
+			return g.taskEvent(fs)
+		case gJobEvents:
+			return g.jobEvent(fs)
 		}
-		// The published trace has no header; samples often carry one.
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		g.c.rep.Records++
-		g.fields, err = splitCSV(g.fields, line)
-		var msg string
-		switch {
-		case err != nil:
-			msg = err.Error()
-		case len(g.fields) != gTableFields[table]:
-			msg = fmt.Sprintf("wrong field count for %s: got %d, want %d", gTableNames[table], len(g.fields), gTableFields[table])
-		case table == gTaskEvents:
-			msg = g.taskEvent(g.fields)
-		case table == gJobEvents:
-			msg = g.jobEvent(g.fields)
-		default:
-			msg = g.machineEvent(g.fields)
-		}
-		if msg != "" {
-			if err := g.c.bad(lr.name, lr.line, "%s", msg); err != nil {
-				return err
-			}
-		}
-	}
+		return g.machineEvent(fs)
+	})
 }
 
 var taskEventFields = [13]string{"timestamp", "missing info", "job ID", "task index", "machine ID", "event type",

@@ -84,6 +84,45 @@ type lineReader struct {
 
 // openLines opens a source; gzip is recognised by its magic bytes, whatever
 // the file is called.
+// eachRecord reads a CSV table of a trace: every line that is not empty or a
+// '#' comment is a record, split into fields (into *fields, reused) and
+// checked to have want of them; record handles it and returns what is wrong
+// with it, or "". Problems are reported as FILE:LINE through c.bad, which
+// stops the conversion unless bad records are to be skipped.
+func (c *conv) eachRecord(s source, fields *[][]byte, want int, table string, record func(fs [][]byte, line int) string) error {
+	lr, err := c.openLines(s)
+	if err != nil {
+		return err
+	}
+	defer lr.close()
+	for {
+		line, ok, err := lr.next()
+		if err != nil || !ok {
+			return err
+		}
+		// The published traces have no header; samples often carry one.
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		c.rep.Records++
+		*fields, err = splitCSV(*fields, line)
+		var msg string
+		switch {
+		case err != nil:
+			msg = err.Error()
+		case len(*fields) != want:
+			msg = fmt.Sprintf("wrong field count for %s: got %d, want %d", table, len(*fields), want)
+		default:
+			msg = record(*fields, lr.line)
+		}
+		if msg != "" {
+			if err := c.bad(lr.name, lr.line, "%s", msg); err != nil {
+				return err
+			}
+		}
+	}
+}
+
 func (c *conv) openLines(s source) (*lineReader, error) {
 	rc, err := s.open()
 	if err != nil {
