@@ -81,10 +81,17 @@ type Sample struct {
 	Allocated resource.Vector
 }
 
-// StuckJob is a job that could not finish.
+// StuckJob is a job that could not finish, with what it held and asked for
+// when the run stopped: who holds what is what explains a deadlock. The
+// holdings are for displays; summary.json keeps only id and state.
 type StuckJob struct {
 	ID    string `json:"id"`
 	State string `json:"state"`
+	// Held is what the job's live containers hold, in Containers
+	// containers; Asking is how many containers it still asks for.
+	Held       resource.Vector `json:"-"`
+	Containers int             `json:"-"`
+	Asking     int             `json:"-"`
 }
 
 // Result is the outcome of a run.
@@ -166,6 +173,9 @@ type simulator struct {
 	// probeQueued says a heartbeat is queued to retry admission (see
 	// probe).
 	probeQueued bool
+	// reportsQueued counts container reports waiting for their node's
+	// heartbeat: news that stall detection must wait for.
+	reportsQueued int
 
 	ext *external // nil when the machines are dedicated
 
@@ -318,11 +328,12 @@ func (s *simulator) loop() error {
 		if s.finished == len(s.w.Jobs) && s.next == len(s.order) && s.q.only(evTick, evNodeBeat, evAMStop, evLoad) {
 			break // every job is done; what remains is housekeeping
 		}
-		// Stall detection: with only ticks and load samples left (or, when
-		// every heartbeat is delivered, those and heartbeats), no job or
-		// task event can come; if the state stops changing the run is
-		// stuck.
-		if s.q.only(evTick, evLoad) || (s.opt.EveryHeartbeat && s.q.only(evTick, evNodeBeat, evLoad)) {
+		// Stall detection is by progress, not by an empty queue: while no
+		// event that carries news is queued (see quiet), only ticks, load
+		// samples, allocation passes and heartbeats without reports remain;
+		// none of them is progress in itself, and if the core's state
+		// stops changing through them the run is stuck.
+		if s.quiet() {
 			if p := s.core.Progress(); p != mark || markAt < 0 {
 				mark, markAt, quietTicks = p, s.now, 0
 			} else if s.stalled(markAt, &quietTicks) {
@@ -363,13 +374,25 @@ func (s *simulator) loop() error {
 	return nil
 }
 
-// stalled decides, while only ticks, load samples (and, when every heartbeat
-// is delivered, heartbeats) remain and nothing has changed since markAt,
-// whether the run is stuck: once idleTicks ticks passed without change; with
-// no ticks, once heartbeats alone went three periods without change; and
-// while the external load still varies, not before a whole period of its
-// curve (or its last knot) went by without change, since a falling load may
-// yet make room.
+// quiet reports whether no queued event carries news: no arrival, container
+// start, task end, AM exit or AM heartbeat, and no node holds a container
+// report. What may remain (ticks, load samples, allocation passes, and
+// heartbeats that only offer a node's room) can change the state only
+// through a decision that a tick or a load change made possible, so a
+// stretch of them without progress, long enough for each to have had its
+// turn, means nothing will move again.
+func (s *simulator) quiet() bool {
+	q := &s.q.counts
+	return q[evArrival]+q[evStart]+q[evFinish]+q[evAMStop]+q[evAMBeat] == 0 && s.reportsQueued == 0
+}
+
+// stalled decides, while the queue is quiet and nothing has changed since
+// markAt, whether the run is stuck: once idleTicks ticks passed without
+// change and, while heartbeats are still offered, every node has had three
+// heartbeat periods to take something; with no ticks, once heartbeats alone
+// went three periods without change; and while the external load still
+// varies, not before a whole period of its curve (or its last knot) went by
+// without change, since a falling load may yet make room.
 func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 	next := s.q.peek()
 	if next.kind == evTick {
@@ -393,10 +416,11 @@ func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 			from, ticks = x.changedAt, min(ticks, x.ticks)
 		}
 	}
+	offered := s.q.counts[evNodeBeat] > 0
 	switch {
 	case next.kind == evTick:
-		return ticks > idleTicks
-	case !s.ideal && s.q.only(evNodeBeat):
+		return ticks > idleTicks && (!offered || s.ideal || next.at-from > 3*clock.Time(s.nodePeriod))
+	case s.q.counts[evTick] == 0 && !s.ideal && offered:
 		return next.at-from > 3*clock.Time(s.nodePeriod)
 	}
 	return false
@@ -521,6 +545,7 @@ func (s *simulator) report(ct *sched.Container, st sched.ContainerState) {
 	}
 	ns := &s.nodes[id]
 	ns.reports = append(ns.reports, report{ct, st})
+	s.reportsQueued++
 	s.queueBeat(id, s.nextBeat(id), false)
 }
 
@@ -585,6 +610,7 @@ func (s *simulator) nodeBeat(id int) {
 			s.core.Report(s.now, r.ct, r.state)
 			ns.reports[i] = report{}
 		}
+		s.reportsQueued -= len(ns.reports)
 		ns.reports = ns.reports[:0]
 		s.core.NodeUpdate(s.now, n)
 		s.refresh(id)
@@ -781,7 +807,8 @@ func (s *simulator) result() *Result {
 			Demand: j.Demand(), DemandContainers: j.DemandContainers(),
 		}
 		if j.State() != sched.Finished {
-			r.Stuck = append(r.Stuck, StuckJob{ID: j.Key(), State: j.Describe()})
+			r.Stuck = append(r.Stuck, StuckJob{ID: j.Key(), State: j.Describe(),
+				Held: j.Usage(), Containers: j.LiveContainers(), Asking: j.Pending()})
 		}
 	}
 	for i := s.next; i < len(s.order); i++ {

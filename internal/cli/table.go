@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spindle-sched/spindle/metrics"
+	"github.com/spindle-sched/spindle/resource"
 )
 
 // printTable prints summaries side by side, one column per run.
@@ -85,23 +86,39 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 			continue
 		}
 		fmt.Fprintf(out, "\n%s: deadlocked with %d unfinished jobs:\n", s.Policy, len(s.StuckJobs))
-		// Group by state so a thousand stuck jobs read as a few lines.
+		// Group by state so a thousand stuck jobs read as a few lines,
+		// each saying what the group holds and still asks for.
 		var states []string
-		byState := map[string][]string{}
+		type group struct {
+			ids                []string
+			held               resource.Vector
+			containers, asking int
+		}
+		byState := map[string]*group{}
 		for _, j := range s.StuckJobs {
-			if _, ok := byState[j.State]; !ok {
+			g := byState[j.State]
+			if g == nil {
+				g = &group{}
+				byState[j.State] = g
 				states = append(states, j.State)
 			}
-			byState[j.State] = append(byState[j.State], j.ID)
+			g.ids = append(g.ids, j.ID)
+			g.held = g.held.Add(j.Held)
+			g.containers += j.Containers
+			g.asking += j.Asking
 		}
 		for _, st := range states {
-			ids := byState[st]
-			more := ""
+			g := byState[st]
+			ids, more := g.ids, ""
 			if len(ids) > 5 {
 				more = fmt.Sprintf(", ... (%d more)", len(ids)-5)
 				ids = ids[:5]
 			}
-			fmt.Fprintf(out, "  %d %s: %s%s\n", len(byState[st]), st, strings.Join(ids, ", "), more)
+			holds := "holding nothing"
+			if g.containers > 0 {
+				holds = fmt.Sprintf("holding %v in %d containers", g.held, g.containers)
+			}
+			fmt.Fprintf(out, "  %d %s (%s, asking for %d more): %s%s\n", len(g.ids), st, holds, g.asking, strings.Join(ids, ", "), more)
 		}
 	}
 }
