@@ -52,6 +52,14 @@ type Config struct {
 	// only if the test holds in each. The paper's case is vcores.
 	Dims []resource.Dim
 
+	// Guard adds a deadlock test to ARC's (guard.go): a job is admitted
+	// only if, wherever the admitted AMs land, every task shape of the
+	// admitted jobs still fits beside the AMs on some node, in every
+	// resource, under the external load's sustained level. On by default
+	// in both controllers; off is the paper's literal rule, whose
+	// reservation covers only the dimensions in Dims and the cluster's sum.
+	Guard bool
+
 	// The extensions of autoadmin+ (all off in the paper's algorithm):
 
 	// ColdStart, while no AM or no task runs, takes the averages from what
@@ -75,8 +83,18 @@ type Config struct {
 	Safe bool
 }
 
-// Default is the paper's configuration.
+// Default is the paper's algorithm kept in every resource (dims=all) with
+// the deadlock guard; Paper is the paper's literal rule.
 func Default() Config {
+	c := Paper()
+	c.Guard, c.Dims = true, []resource.Dim{resource.VCores, resource.Memory}
+	return c
+}
+
+// Paper is the paper's algorithm exactly: RRP and ARC in vcores, against the
+// cluster's total capacity. It deadlocks when memory binds or when the
+// reservation is fragmented across nodes too small for a task.
+func Paper() Config {
 	return Config{Floor: 0.4, Idle: 0.4, ScaleUp: true, Dims: []resource.Dim{resource.VCores}}
 }
 
@@ -111,12 +129,13 @@ func Params(r *params.Reader, d Config) Config {
 		}
 	}
 	dims := r.Choice("dims", dimDef, names,
-		"the resource the reservation is kept in: vcores (the paper's case), memory, or all (both, each with its own R_R; a job must pass in every one)")
+		fmt.Sprintf("the resource the reservation is kept in: vcores (the paper's case), memory, or all (both, each with its own R_R; a job must pass in every one; default %s)", dimDef))
 	return Config{
 		Floor:     r.Float("floor", d.Floor, 0, 1, fmt.Sprintf("least reservation as a fraction of the cluster (Alg. 2 lines 7-8, default %g); 0 disables it", d.Floor)),
 		Idle:      r.Float("idle", d.Idle, 0, 1, fmt.Sprintf("reservation as a fraction of the cluster while no AM or no task container runs (Alg. 2 line 12, default %g)", d.Idle)),
 		ScaleUp:   r.Bool("scale_up", d.ScaleUp, fmt.Sprintf("scale the reservation up by (R_R + TotalAMC_R)/C_R when AMs already hold more than C_R − R_R (Eq. 3.3, default %v)", d.ScaleUp)),
 		Dims:      dimsNamed(dims),
+		Guard:     r.Bool("guard", d.Guard, fmt.Sprintf("also admit a job only if every task shape of the admitted jobs keeps a node with room beside the AMs, wherever they land, in every resource and under the external load (deadlock-free; default %v); false is the paper's literal rule", d.Guard)),
 		ColdStart: r.Bool("cold_start", d.ColdStart, fmt.Sprintf("while no AM or no task runs, average the AM and first-phase requests the unfinished jobs declare instead of reserving idle (default %v)", d.ColdStart)),
 		Packing:   r.Bool("packing", d.Packing, fmt.Sprintf("count the cluster as what containers of the average AM and task sizes can fill on each node (default %v)", d.Packing)),
 		Demand:    r.Bool("demand", d.Demand, fmt.Sprintf("use a job's average task demand (the tasks it runs and asks for) in place of the average task container (default %v)", d.Demand)),
@@ -139,7 +158,7 @@ func (c Config) String() string {
 	for _, d := range c.Dims {
 		names = append(names, d.Name())
 	}
-	return fmt.Sprintf("dims=%v floor=%g idle=%g scale_up=%v cold_start=%v packing=%v demand=%v safe=%v", names, c.Floor, c.Idle, c.ScaleUp, c.ColdStart, c.Packing, c.Demand, c.Safe)
+	return fmt.Sprintf("dims=%v floor=%g idle=%g scale_up=%v guard=%v cold_start=%v packing=%v demand=%v safe=%v", names, c.Floor, c.Idle, c.ScaleUp, c.Guard, c.ColdStart, c.Packing, c.Demand, c.Safe)
 }
 
 // Usage is what the RIC records for a node or the whole cluster: how many AM

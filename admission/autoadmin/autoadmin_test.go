@@ -2,6 +2,7 @@ package autoadmin
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/spindle-sched/spindle/cluster"
@@ -244,7 +245,10 @@ func TestParams(t *testing.T) {
 		want func(c Config) bool
 	}{
 		{"autoadmin", Default(), true, func(c Config) bool {
-			return c.Floor == 0.4 && c.Idle == 0.4 && c.ScaleUp && !c.ColdStart && len(c.Dims) == 1
+			return c.Floor == 0.4 && c.Idle == 0.4 && c.ScaleUp && !c.ColdStart && len(c.Dims) == 2 && c.Guard
+		}},
+		{"autoadmin:dims=vcores,guard=false", Default(), true, func(c Config) bool {
+			return reflect.DeepEqual(c, Paper())
 		}},
 		{"autoadmin:floor=0,dims=all", Default(), true, func(c Config) bool { return c.Floor == 0 && len(c.Dims) == 2 }},
 		{"autoadmin:dims=memory,scale_up=false", Default(), true, func(c Config) bool { return c.Dims[0] == resource.Memory && !c.ScaleUp }},

@@ -47,6 +47,11 @@ type Controller struct {
 	demandSum  resource.Vector
 	demandJobs int
 
+	// guard is the deadlock test (Config.Guard), nil without it; tasks is
+	// scratch for a job's task requests.
+	guard *guard
+	tasks []resource.Vector
+
 	rec recorder
 }
 
@@ -77,6 +82,9 @@ func New(v *sched.View, cfg Config) *Controller {
 		for _, s := range c.shapes {
 			c.nodeCaps[d] = append(c.nodeCaps[d], [2]int64{s.capacity[d], int64(s.count)})
 		}
+	}
+	if cfg.Guard {
+		c.guard = newGuard(cl, sustainedLoad(v.LoadForecast()))
 	}
 	c.rec.init(cfg.Dims)
 	return c
@@ -140,18 +148,35 @@ func (c *Controller) admissible(am resource.Vector) bool {
 // RIC returns the collector.
 func (c *Controller) RIC() *RIC { return c.ric }
 
-// Admit applies ARC's test to the first waiting job. A job is also let in
-// when nothing at all is admitted, since then no release can ever change
-// the answer: that happens only for an AM larger than C_R minus the idle
-// reservation, which no workload of the paper has.
+// wouldAdmit applies ARC's test and, with Guard, the deadlock test.
+func (c *Controller) wouldAdmit(j *sched.Job) bool {
+	if !c.admissible(j.Spec().AM) {
+		return false
+	}
+	if c.guard != nil {
+		c.tasks = taskShapes(c.tasks, j)
+		return c.guard.safe(j.Spec().AM, c.tasks)
+	}
+	return true
+}
+
+// Admit applies ARC's test (and the guard) to the first waiting job. A job
+// is also let in when nothing at all is admitted, since then no release can
+// ever change the answer: that happens for an AM larger than C_R minus the
+// idle reservation, which no workload of the paper has, and, with the
+// guard, for a job whose own AM may land on the only node its task fits.
 func (c *Controller) Admit(j *sched.Job) bool {
 	c.kicked = false
 	am := j.Spec().AM
-	if !c.admissible(am) {
+	if !c.wouldAdmit(j) {
 		if c.running > 0 || !c.amHeld.IsZero() {
 			return false
 		}
 		c.forced++
+	}
+	if c.guard != nil {
+		c.tasks = taskShapes(c.tasks, j)
+		c.guard.admit(am, c.tasks)
 	}
 	c.amHeld = c.amHeld.Add(am)
 	c.running++
@@ -171,6 +196,10 @@ func (c *Controller) JobSubmitted(j *sched.Job) {
 // resources until its container ends.
 func (c *Controller) JobFinished(j *sched.Job) {
 	c.running--
+	if c.guard != nil {
+		c.tasks = taskShapes(c.tasks, j)
+		c.guard.finish(c.tasks)
+	}
 	c.declare(j, -1)
 	c.note()
 }
@@ -246,7 +275,15 @@ func (c *Controller) updateDemand(j *sched.Job) {
 // NodeUpdated refreshes the node's record on its heartbeat (Alg. 1). The
 // record is already current: allocations and releases refresh it as the
 // resource manager makes them (ContainerChanged).
-func (c *Controller) NodeUpdated(n *cluster.Node) { c.ric.Update(n) }
+func (c *Controller) NodeUpdated(n *cluster.Node) { c.updateNode(n) }
+
+// updateNode refreshes node n's record in the RIC and the guard.
+func (c *Controller) updateNode(n *cluster.Node) {
+	c.ric.Update(n)
+	if c.guard != nil {
+		c.guard.node(int(n.ID()), n.AMAllocated())
+	}
+}
 
 // ContainerChanged keeps the RIC current as containers are allocated and
 // released, and returns an AM's resources to ARC when its container ends.
@@ -257,7 +294,10 @@ func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerStat
 	if s != sched.Allocated && !s.Terminal() {
 		return
 	}
-	c.ric.Update(ct.Node())
+	c.updateNode(ct.Node())
+	if c.guard != nil && s == sched.Allocated && ct.IsAM() {
+		c.guard.place(ct.Request())
+	}
 	if c.cfg.Demand && !ct.IsAM() {
 		c.updateDemand(ct.Job())
 	}
@@ -265,7 +305,7 @@ func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerStat
 		c.amHeld = c.amHeld.Sub(ct.Request())
 	}
 	c.note()
-	if w := c.v.Waiting(); len(w) > 0 && !c.kicked && c.admissible(w[0].Spec().AM) {
+	if w := c.v.Waiting(); len(w) > 0 && !c.kicked && c.wouldAdmit(w[0]) {
 		c.kicked = true
 		c.v.Reconsider()
 	}

@@ -72,9 +72,9 @@ func TestBurstAdmission(t *testing.T) {
 		wantReserveVCs int64
 	}{
 		// 64 − held − 1 ≥ 26 holds up to held = 37: 38 jobs.
-		{"paper, AM 1, task 1", autoadmin.Default(), 1, 1, 1, 38, 26},
+		{"paper, AM 1, task 1", autoadmin.Paper(), 1, 1, 1, 38, 26},
 		// The same 26 whatever the sizes: (64 − 26)/2 = 19 AMs of 2.
-		{"paper, AM 2, task 4", autoadmin.Default(), 2, 4, 1, 19, 26},
+		{"paper, AM 2, task 4", autoadmin.Paper(), 2, 4, 1, 19, 26},
 		// Declared AM 1, task 4: 64·4/5 = 51.2 → 52; 64 − 11 − 1 = 52.
 		{"cold start, AM 1, task 4", autoadmin.Plus(), 1, 4, 1, 12, 52},
 		// AM 3, task 3 on 8-vcore nodes: containers fill 6 of each
