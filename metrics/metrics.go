@@ -219,9 +219,15 @@ func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summar
 		s.MakespanS = lastDone - firstSubmit
 		if s.MakespanS > 0 {
 			s.ThroughputPerH = float64(s.JobsCompleted) / s.MakespanS * 3600
-			// Utilisation over the makespan: allocation before the first
-			// submission is zero, so the integral from time 0 serves.
-			s.UtilizationAvg = r.UtilArea / float64(clock.Second) / s.MakespanS
+			// Utilisation over the span its integral covers, from the
+			// first submission (allocation before it is zero, so the
+			// integral from time 0 serves) to the last task completion.
+			// When every job completed that span is the makespan; in a
+			// deadlocked or partial run tasks of unfinished jobs may have
+			// completed after the last completed job, and dividing their
+			// area by the makespan alone gave figures above 1.
+			span := max(s.MakespanS, secs(r.LastTaskDone)-firstSubmit)
+			s.UtilizationAvg = r.UtilArea / float64(clock.Second) / span
 		}
 	}
 	s.finishes = finishOffsets(jobs)

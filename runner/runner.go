@@ -36,6 +36,8 @@ type Spec struct {
 	Progress func(sim.Progress)
 	// Check verifies the core's invariants after every event (tests).
 	Check bool
+	// MaxEvents, when positive, fails a run past that many events (tests).
+	MaxEvents uint64
 	// SummaryOnly drops the run's per-job results once the summary is
 	// made, for callers that keep many outcomes of large workloads.
 	SummaryOnly bool
@@ -80,7 +82,7 @@ func Run(s Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, ForecastError: s.ForecastError, TimelineStep: s.TimelineStep, Check: s.Check,
+	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, ForecastError: s.ForecastError, TimelineStep: s.TimelineStep, Check: s.Check, MaxEvents: s.MaxEvents,
 		Progress: s.Progress, ProgressEvery: 1 << 16}
 	if af != nil {
 		opts.Admission = af

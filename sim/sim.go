@@ -47,6 +47,9 @@ type Options struct {
 
 	// Check verifies the core's invariants after every event; tests set it.
 	Check bool
+	// MaxEvents, when positive, fails a run that handles more events: a
+	// guard for tests that every run ends.
+	MaxEvents uint64
 	// EveryHeartbeat delivers every node heartbeat instead of eliding the
 	// ones that cannot change anything; tests use it to prove elision exact.
 	EveryHeartbeat bool
@@ -351,6 +354,9 @@ func (s *simulator) loop() error {
 			s.markClass, s.markKey = c, k
 		}
 		s.events++
+		if s.opt.MaxEvents > 0 && s.events > s.opt.MaxEvents {
+			return fmt.Errorf("at %v: more than %d events, %d of %d jobs finished", s.now, s.opt.MaxEvents, s.finished, len(s.w.Jobs))
+		}
 		s.handle(&e)
 		s.probe()
 		if s.opt.TimelineStep > 0 {

@@ -445,3 +445,7 @@ func (r *recorder) report(cfg Config, forced int) Report {
 	}
 	return rep
 }
+
+// ForcedAdmissions counts the jobs let in only because nothing else was
+// admitted: the one case in which the guard cannot promise progress.
+func (r Report) ForcedAdmissions() int { return r.Forced }
