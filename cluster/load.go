@@ -29,14 +29,19 @@ type LoadCurve struct {
 }
 
 // NewLoadCurve checks and builds a curve: knots strictly increasing in time,
-// at or after 0 (and before the period when there is one), fractions in
-// [0, 1].
+// at or after 0 (and before the period when there is one, except a last
+// knot at the period that repeats a knot at 0, which closes the cycle and
+// is dropped), fractions in [0, 1].
 func NewLoadCurve(points []LoadPoint, period clock.Duration) (*LoadCurve, error) {
 	if len(points) == 0 {
 		return nil, errors.New("load curve: no points")
 	}
 	if period < 0 {
 		return nil, fmt.Errorf("load curve: negative period %v", period)
+	}
+	if n := len(points); period > 0 && n > 1 && points[n-1].At == period && points[0].At == 0 && points[n-1].Frac == points[0].Frac {
+		// A closing point repeats t = 0: the cycle needs it once.
+		points = points[:n-1]
 	}
 	for i, p := range points {
 		switch {

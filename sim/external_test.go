@@ -1,7 +1,9 @@
 package sim_test
 
 import (
+	"fmt"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/spindle-sched/spindle/policy"
@@ -146,5 +148,42 @@ func TestForecastErrorKeepsTheLoad(t *testing.T) {
 	}
 	if _, err := sim.Run(w, sim.Options{Policy: f, ForecastError: 2}); err == nil {
 		t.Fatal("forecast error 2 accepted")
+	}
+}
+
+// A cycle written with its closing point (t = period, the value at t = 0) is
+// accepted and runs exactly as the same cycle without it.
+func TestExternalLoadClosingPoint(t *testing.T) {
+	base := `
+version: 1
+cluster:
+  nodes: [{count: 2, vcores: 4, memory_mb: 4096}]
+  external_load: {points: [[0s, 0.5], [10s, 0.1]%s], period: 20s}
+jobs:
+  - {id: A, submit: 0s, phases: [{tasks: 6, request: {vcores: 1, memory_mb: 1024}, duration: 7s}]}
+  - {id: B, submit: 3s, phases: [{tasks: 3, request: {vcores: 2, memory_mb: 1024}, duration: 5s}]}
+`
+	f, _, err := policy.Parse("fifo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []sim.Result
+	for _, closing := range []string{"", ", [20s, 0.5]"} {
+		w, err := workload.Parse([]byte(fmt.Sprintf(base, closing)), "closing.yaml")
+		if err != nil {
+			t.Fatalf("closing %q: %v", closing, err)
+		}
+		r, err := sim.Run(w, sim.Options{Seed: 1, Policy: f, Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Policy, r.Admission = nil, nil
+		ends = append(ends, *r)
+	}
+	if !reflect.DeepEqual(ends[0], ends[1]) {
+		t.Errorf("a closing point changed the run: %+v vs %+v", ends[0].Jobs, ends[1].Jobs)
+	}
+	if ends[0].Deadlocked {
+		t.Error("the case deadlocked: it tests nothing")
 	}
 }

@@ -208,6 +208,13 @@ cluster:
 ` + okJobs, `w.yaml:7: cluster.external_load.points[1][1]: must be in [0, 1]
 w.yaml:8: cluster.external_load.points[2][0]: must be after the previous point (10s)
 w.yaml:9: cluster.external_load.points[3][0]: must be less than the period (35s)`},
+		{"external load closing point that differs", "w.yaml", `version: 1
+cluster:
+  nodes: [{vcores: 16, memory_mb: 65536}]
+  external_load:
+    points: [[0, 0.1], [10, 0.5], [30, 0.2]]
+    period: 30
+` + okJobs, `w.yaml:5: cluster.external_load.points[2][0]: a point at the period (30s) closes the cycle and must repeat the point at 0s (0.1); got 0.2`},
 		{"external load shape", "w.json", `{"version": 1, "cluster": {"nodes": [{"vcores": 1, "memory_mb": 1}],
   "external_load": {"points": [[0, 0.5], [1], [2, 0.5, 3], 4]}}}`,
 			`w.json:1: jobs: is required

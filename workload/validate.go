@@ -235,6 +235,12 @@ func (c *checker) cluster(cl *Cluster) int {
 				c.duration("", pt.At, false)
 			case i > 0 && pt.At <= l.Points[i-1].At:
 				c.add("", "must be after the previous point (%s)", l.Points[i-1].At)
+			case l.Period > 0 && pt.At == l.Period && i == len(l.Points)-1 && i > 0:
+				// A closing point, the way a cycle is usually written: it
+				// repeats t = 0 and adds nothing, unless it differs.
+				if first := l.Points[0]; first.At != 0 || pt.Frac != first.Frac {
+					c.add("", "a point at the period (%s) closes the cycle and must repeat the point at 0s (%g); got %g", l.Period, first.Frac, pt.Frac)
+				}
 			case l.Period > 0 && pt.At >= l.Period:
 				c.add("", "must be less than the period (%s)", l.Period)
 			}
