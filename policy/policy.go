@@ -25,6 +25,21 @@ type Entry struct {
 	// Build reads the parameters and returns the constructor; reading an
 	// empty spec lists the parameters.
 	Build func(r *params.Reader) Factory
+	// WithoutEstimate says what the policy does with a job that has no
+	// runtime estimate, for the note a run prints when some lack one;
+	// empty for policies that read no estimates.
+	WithoutEstimate string
+}
+
+// Lookup returns the entry of a policy spec's name ("sjf:..." gives sjf's).
+func Lookup(spec string) (Entry, bool) {
+	name, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	for _, e := range entries {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
 }
 
 var entries []Entry

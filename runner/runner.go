@@ -150,3 +150,27 @@ func RunAll(specs []Spec, parallel int, done func(n int)) ([]*Outcome, error) {
 	}
 	return outs, nil
 }
+
+// EstimateNote says, for a run whose policy reads runtime estimates from the
+// declared source, how many jobs of w have no estimate and what the policy
+// does with them, with the sources that would give every job one; "" when
+// the policy reads no estimates, the source is not declared, or every job
+// has one. Without it such a run quietly degrades (sjf and djsf to FIFO).
+func EstimateNote(s Spec, w *workload.Workload) string {
+	e, ok := policy.Lookup(s.Policy)
+	if !ok || e.WithoutEstimate == "" || (s.Estimates.Source != "" && s.Estimates.Source != sim.EstimatesDeclared) {
+		return ""
+	}
+	missing := 0
+	for i := range w.Jobs {
+		if w.Jobs[i].Estimate <= 0 {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d jobs have no estimate field, and with --estimates declared %s %s; "+
+		"--estimates history (learned from completed jobs of the same name) or --estimates oracle (experimental) gives every job one",
+		missing, len(w.Jobs), e.Name, e.WithoutEstimate)
+}

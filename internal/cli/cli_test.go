@@ -199,3 +199,17 @@ func TestVersionAndPolicies(t *testing.T) {
 		}
 	}
 }
+
+// sjf on a workload without estimates says so on stderr and names the
+// sources that would give every job one; fair, which reads none, says
+// nothing.
+func TestSimulateNotesMissingEstimates(t *testing.T) {
+	_, stderr, code := run(t, "simulate", "-w", "../../examples/mixed.yaml", "-p", "sjf", "-q")
+	if code != 0 || !strings.Contains(stderr, "note: 20 of 20 jobs have no estimate field") || !strings.Contains(stderr, "--estimates history") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = run(t, "simulate", "-w", "../../examples/mixed.yaml", "-p", "fair", "-q")
+	if code != 0 || strings.Contains(stderr, "estimate") {
+		t.Errorf("fair: exit %d, stderr %q", code, stderr)
+	}
+}

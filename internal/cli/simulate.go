@@ -19,6 +19,7 @@ import (
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/sim"
+	"github.com/spindle-sched/spindle/workload"
 )
 
 // runFlags are shared by simulate and compare.
@@ -128,6 +129,7 @@ when stderr is a terminal; -q turns it off.`,
 			if err != nil {
 				return err
 			}
+			noteEstimates(cmd.ErrOrStderr(), specs, w)
 			stop, err := f.profile()
 			if err != nil {
 				return err
@@ -201,6 +203,7 @@ self-contained page with every policy side by side (see 'spindle report').`,
 			if err != nil {
 				return err
 			}
+			noteEstimates(cmd.ErrOrStderr(), specs, w)
 			stop, err := f.profile()
 			if err != nil {
 				return err
@@ -412,5 +415,17 @@ func shortCount(v float64) string {
 		return fmt.Sprintf("%.1fk", v/1e3)
 	default:
 		return fmt.Sprintf("%.0f", v)
+	}
+}
+
+// noteEstimates prints, once per policy, how many jobs lack the estimate the
+// policy reads and what it does with them (runner.EstimateNote).
+func noteEstimates(out io.Writer, specs []runner.Spec, w *workload.Workload) {
+	seen := map[string]bool{}
+	for _, s := range specs {
+		if n := runner.EstimateNote(s, w); n != "" && !seen[n] {
+			seen[n] = true
+			fmt.Fprintf(out, "note: %s\n", n)
+		}
 	}
 }

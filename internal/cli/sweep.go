@@ -79,6 +79,7 @@ deadlocked, and "perf_score" is left out when the controller deadlocked.`,
 			if err != nil {
 				return err
 			}
+			noteEstimates(cmd.ErrOrStderr(), []runner.Spec{{Policy: pol}}, w)
 			spec := experiments.StaticSweepSpec{Workload: w, WorkloadName: name, Policy: pol, Reserves: reserves,
 				With: with, Parallel: parallel}
 			for i := range seeds {
