@@ -67,7 +67,11 @@ type CategoryStats struct {
 }
 
 // Summary is the output contract of `simulate --json` (DESIGN §7). Averages
-// are over completed jobs and null when there are none.
+// are over completed jobs and null when there are none. In a deadlocked run
+// every figure but utilization, deadline_met_frac and external_unmet covers
+// the completed jobs only (makespan, throughput, waits, JCTs, lateness,
+// completion efficiency); deadline_met_frac counts a stuck job with a goal
+// as missed; external_unmet runs to the end of the run.
 type Summary struct {
 	Policy        string  `json:"policy"`
 	Admission     string  `json:"admission"`
@@ -75,25 +79,30 @@ type Summary struct {
 	EstimateError float64 `json:"estimate_error"`
 	// LoadForecastError is the relative error of the external-load
 	// forecast policies were given (0: the exact curve).
-	LoadForecastError float64                     `json:"load_forecast_error"`
-	Seed              uint64                      `json:"seed"`
-	Workload          string                      `json:"workload"`
-	Nodes             int                         `json:"nodes"`
-	Tasks             int                         `json:"tasks"`
-	JobsTotal         int                         `json:"jobs_total"`
-	JobsCompleted     int                         `json:"jobs_completed"`
-	Deadlocked        bool                        `json:"deadlocked"`
-	StuckJobs         []sim.StuckJob              `json:"stuck_jobs"`
-	MakespanS         float64                     `json:"makespan_s"`
-	WaitAvgS          *float64                    `json:"wait_avg_s"`
-	WaitMedianS       *float64                    `json:"wait_median_s"`
-	JCTAvgS           *float64                    `json:"jct_avg_s"`
-	JCTMedianS        *float64                    `json:"jct_median_s"`
-	JCTP95S           *float64                    `json:"jct_p95_s"`
-	ThroughputPerH    float64                     `json:"throughput_jobs_per_h"`
-	UtilizationAvg    float64                     `json:"utilization_avg"`
-	Categories        map[Category]*CategoryStats `json:"categories"`
-	DeadlineMetFrac   *float64                    `json:"deadline_met_frac"`
+	LoadForecastError float64        `json:"load_forecast_error"`
+	Seed              uint64         `json:"seed"`
+	Workload          string         `json:"workload"`
+	Nodes             int            `json:"nodes"`
+	Tasks             int            `json:"tasks"`
+	JobsTotal         int            `json:"jobs_total"`
+	JobsCompleted     int            `json:"jobs_completed"`
+	Deadlocked        bool           `json:"deadlocked"`
+	StuckJobs         []sim.StuckJob `json:"stuck_jobs"`
+	MakespanS         float64        `json:"makespan_s"`
+	WaitAvgS          *float64       `json:"wait_avg_s"`
+	WaitMedianS       *float64       `json:"wait_median_s"`
+	JCTAvgS           *float64       `json:"jct_avg_s"`
+	JCTMedianS        *float64       `json:"jct_median_s"`
+	JCTP95S           *float64       `json:"jct_p95_s"`
+	ThroughputPerH    float64        `json:"throughput_jobs_per_h"`
+	// UtilizationAvg is the time-average dominant allocated share from
+	// the first submission to the last task completion: over the
+	// makespan when every job completed; in a deadlocked or partial run
+	// that last completion may be a task of an unfinished job. 0 when no
+	// job completed. Always in [0, 1].
+	UtilizationAvg  float64                     `json:"utilization_avg"`
+	Categories      map[Category]*CategoryStats `json:"categories"`
+	DeadlineMetFrac *float64                    `json:"deadline_met_frac"`
 	// Lateness is how far past its deadline a completed job with a goal
 	// finished, 0 when on time; null when no completed job has a goal.
 	LatenessAvgS *float64 `json:"lateness_avg_s"`

@@ -6,8 +6,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sim"
+	"github.com/spindle-sched/spindle/workload"
 )
 
 func TestClassify(t *testing.T) {
@@ -103,5 +105,43 @@ func TestWriteTimeline(t *testing.T) {
 	want := TimelineHeader + "\n0,4,1024,1.0000\n13,2,3072,0.7500\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// In a deadlocked run the allocation area runs to the last task completion,
+// which may belong to a job that never finished: utilization divides it by
+// the span from the first submission to that completion, not by the
+// completed jobs' makespan. By hand: the whole cluster busy over [0, 20];
+// A completes at 10, B's first task at 20 and B never finishes. The
+// makespan is 10, the utilization 20/20 = 1 (not 20/10 = 2).
+func TestUtilizationOfAPartialRun(t *testing.T) {
+	w, err := workload.Parse([]byte(`
+version: 1
+cluster: {nodes: [{count: 1, vcores: 2, memory_mb: 2048}], ideal: true}
+jobs:
+  - {id: A, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+  - {id: B, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 2, request: {vcores: 1, memory_mb: 1024}, duration: 20s}]}
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := clock.Time(clock.Second)
+	r := &sim.Result{
+		Jobs: []sim.JobResult{
+			{Index: 0, Submit: 0, Admit: 0, AMStart: 0, FirstRun: 0, LastDone: 10 * sec, Finish: 10 * sec},
+			{Index: 1, Submit: 0, Admit: 0, AMStart: 0, FirstRun: 0, LastDone: 20 * sec, Finish: -1},
+		},
+		Deadlocked: true, Stuck: []sim.StuckJob{{ID: "B", State: "AM running, waiting for task containers"}},
+		UtilArea: 20 * float64(clock.Second), LastTaskDone: 20 * sec, End: 30 * sec,
+	}
+	s := Summarize(w, r, Jobs(w, r), Run{Policy: "fifo"})
+	if s.MakespanS != 10 || math.Abs(s.UtilizationAvg-1) > 1e-12 {
+		t.Errorf("makespan %v, utilization %v; want 10 and 1", s.MakespanS, s.UtilizationAvg)
+	}
+	// Once every job completed, the span is the makespan.
+	r.Jobs[1].Finish, r.Deadlocked, r.Stuck = 20*sec, false, nil
+	s = Summarize(w, r, Jobs(w, r), Run{Policy: "fifo"})
+	if s.MakespanS != 20 || math.Abs(s.UtilizationAvg-1) > 1e-12 {
+		t.Errorf("complete: makespan %v, utilization %v; want 20 and 1", s.MakespanS, s.UtilizationAvg)
 	}
 }
