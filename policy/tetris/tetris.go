@@ -125,6 +125,10 @@ type jobInfo struct {
 	work      float64
 	workValid bool
 	shape     []int32 // by ask index: the request's shape
+	// size is, per phase, the task request as fractions of the cluster
+	// summed over resources; seen counts the job's observed completions.
+	size []float64
+	seen int32
 }
 
 // rank orders jobs by fairness: lower dominant share first, then the
@@ -194,6 +198,12 @@ func (p *Policy) JobSubmitted(j *sched.Job) {
 	if e := j.Spec().Estimate; e > 0 {
 		info.estTask = e / clock.Duration(p.waves(j))
 	}
+	info.size = make([]float64, n)
+	for k, ph := range j.Spec().Phases {
+		for d := resource.Dim(0); d < resource.NumDims; d++ {
+			info.size[k] += ph.Request.Share(d, p.capacity)
+		}
+	}
 	p.jobs[j.ID()] = info
 }
 
@@ -258,6 +268,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
 	info.workValid = false
 	info.sum[c.Phase()] += d
 	info.count[c.Phase()]++
+	info.seen++
 	p.doneSum += d
 	p.doneCount++
 }
@@ -295,6 +306,24 @@ func (p *Policy) RemainingWork(j *sched.Job) float64 {
 	if info.workValid {
 		return info.work
 	}
+	// A job with no estimate and no task of its own seen to end takes the
+	// cluster-wide mean for every phase (taskDuration's last resort), which
+	// moves with every completion, so its work is never cached: compute it
+	// without taskDuration's search, in the same operations.
+	if info.seen == 0 && info.estTask == 0 {
+		d := clock.Second
+		if p.doneCount > 0 {
+			d = p.doneSum / clock.Duration(p.doneCount)
+		}
+		ds := d.Seconds()
+		w := 0.0
+		for k, ph := range j.Spec().Phases {
+			if left := ph.Tasks - j.Phase(k).Completed; left > 0 {
+				w += float64(left) * ds * info.size[k]
+			}
+		}
+		return w
+	}
 	w := 0.0
 	global := false
 	for k, ph := range j.Spec().Phases {
@@ -302,13 +331,9 @@ func (p *Policy) RemainingWork(j *sched.Job) float64 {
 		if left <= 0 {
 			continue
 		}
-		size := 0.0
-		for d := resource.Dim(0); d < resource.NumDims; d++ {
-			size += ph.Request.Share(d, p.capacity)
-		}
 		d, g := p.taskDuration(j, k)
 		global = global || g
-		w += float64(left) * d.Seconds() * size
+		w += float64(left) * d.Seconds() * info.size[k]
 	}
 	info.work, info.workValid = w, !global
 	return w
