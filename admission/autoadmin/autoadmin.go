@@ -19,7 +19,10 @@
 //     order, and is retried whenever the scheduler may admit (every node
 //     update, submission, job end).
 //
-// Each is computed per resource dimension; the paper's case is vcores.
+// Each is computed per resource dimension; the paper's case is vcores. The
+// default controllers keep R_R in vcores and memory and add a guard
+// (guard.go) that makes them deadlock-free in every resource, on mixed node
+// sizes and under external load; Paper is the paper's literal rule.
 // Plus configures autoadmin+, an improved variant that starts from the
 // requests jobs declare, counts capacity as whole containers fill nodes,
 // reserves for a job's task demand and replaces the 40 % floor by a bound
