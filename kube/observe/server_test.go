@@ -65,14 +65,14 @@ func TestAPIServesLatestSnapshot(t *testing.T) {
 
 	_, body = get(t, srv, "GET", "/api/v1/queues")
 	queues, _ := decode[[]QueueStatus](t, body)
-	// Fourth batch: CPU 1600+3*800 = 4000 of 16000 usable.
-	if len(queues) != 2 || queues[0].Name != "etl" || queues[0].Usage.MilliCPU != 4000 || queues[0].Share != 0.25 || queues[1].PendingPods != 5 {
+	// Fourth batch: CPU 2000+3*300 = 2900 of 20000 usable.
+	if len(queues) != 2 || queues[0].Name != "etl" || queues[0].Usage.MilliCPU != 2900 || queues[0].Share != 0.145 || queues[1].PendingPods != 5 {
 		t.Errorf("queues = %+v", queues)
 	}
 
 	_, body = get(t, srv, "GET", "/api/v1/nodes")
 	nodes, _ := decode[[]NodeStatus](t, body)
-	if len(nodes) != 2 || nodes[1].Schedulable || nodes[1].External.MilliCPU != 1000 || nodes[0].Allocated.MilliCPU != 4000 {
+	if len(nodes) != 2 || nodes[1].Schedulable || nodes[1].External.MilliCPU != 1000 || nodes[0].Allocated.MilliCPU != 2900 {
 		t.Errorf("nodes = %+v", nodes)
 	}
 
@@ -84,7 +84,7 @@ func TestAPIServesLatestSnapshot(t *testing.T) {
 
 	_, body = get(t, srv, "GET", "/api/v1/utilization")
 	util, _ := decode[[]UtilPoint](t, body)
-	if len(util) != 4 || util[3].CPU != 0.25 || util[0].CPU != 0.1 || util[3].PendingPods != 6 {
+	if len(util) != 4 || util[3].CPU != 0.145 || util[0].CPU != 0.1 || util[3].Memory != 0.0625 || util[3].PendingPods != 6 {
 		t.Errorf("utilization = %+v", util)
 	}
 
@@ -263,15 +263,16 @@ func TestMetrics(t *testing.T) {
 		{"spindle_running_pods", []string{"queue", "etl"}, 3},
 		{"spindle_application_masters", []string{"queue", "etl", "state", "admitted"}, 1},
 		{"spindle_application_masters", []string{"queue", "adhoc", "state", "waiting"}, 1},
-		{"spindle_queue_usage_cpu_cores", []string{"queue", "etl"}, 2.4},
+		{"spindle_queue_usage_cpu_cores", []string{"queue", "etl"}, 2.3},
 		{"spindle_queue_usage_memory_bytes", []string{"queue", "etl"}, 4096 << 20},
-		{"spindle_queue_share", []string{"queue", "etl"}, 0.15},
+		{"spindle_queue_share", []string{"queue", "etl"}, 0.115},
 		{"spindle_queue_weight", []string{"queue", "etl"}, 3},
 		{"spindle_policy_value", []string{"admission", "autoadmin", "name", "dress_delta", "policy", "dress"}, 0.11},
 		{"spindle_policy_value", []string{"admission", "autoadmin", "name", "autoadmin_rr", "policy", "dress"}, 0.82},
 		{"spindle_jobs", []string{"state", "waiting"}, 1},
 		{"spindle_nodes", []string{"schedulable", "false"}, 1},
-		{"spindle_cluster_utilization", []string{"resource", "cpu"}, 0.15},
+		{"spindle_cluster_utilization", []string{"resource", "cpu"}, 0.115},
+		{"spindle_cluster_utilization", []string{"resource", "memory"}, 0.0625},
 		{"spindle_leader", nil, 1},
 		{"spindle_synced", nil, 1},
 	} {

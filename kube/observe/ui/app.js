@@ -25,7 +25,8 @@ function pct(x) { return (100 * x).toFixed(1) + "%"; }
 // the row's cells as strings or elements.
 function fill(id, items, cells, empty) {
   const body = document.querySelector("#" + id + " tbody");
-  const cols = document.querySelectorAll("#" + id + " thead th").length;
+  const heads = document.querySelectorAll("#" + id + " thead th");
+  const cols = heads.length;
   body.replaceChildren();
   if (items.length === 0) {
     const td = el("td", empty, "empty");
@@ -35,8 +36,8 @@ function fill(id, items, cells, empty) {
   }
   for (const it of items) {
     const tr = el("tr");
-    for (const c of cells(it)) {
-      const td = el("td");
+    for (const [i, c] of cells(it).entries()) {
+      const td = el("td", undefined, heads[i] ? heads[i].className : "");
       if (c instanceof Node) td.append(c); else td.textContent = c;
       tr.append(td);
     }
