@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package observe
 
@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -53,20 +54,26 @@ func chromium(t *testing.T) string {
 }
 
 // runChromium runs one headless Chromium command against url and returns
-// its stdout. Chromium forks helpers (zygote, renderer), so it runs in its
-// own process group, which is killed by id when the command ends or times
-// out, leaving nothing behind.
+// its stdout. Chromium forks helpers (zygote, renderer, crash handler) that
+// outlive its main process, so it runs in its own process group, which is
+// killed by id when the command ends or times out; the test process is made
+// their subreaper so that it can also reap them, leaving no zombie behind
+// when PID 1 does not reap.
 func runChromium(t *testing.T, bin, url string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir(),
+		"--disable-dev-shm-usage", "--disable-crash-reporter", "--disable-breakpad", "--user-data-dir=" + t.TempDir(),
 		// Let the page's fetches finish before the DOM is dumped: virtual
 		// time runs only while the network is idle.
 		"--virtual-time-budget=10000"}
 	args = append(append(args, extra...), url)
+	// PR_SET_CHILD_SUBREAPER: orphaned helpers become our children.
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, 36, 1, 0); errno != 0 {
+		t.Fatalf("prctl(PR_SET_CHILD_SUBREAPER): %v", errno)
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -77,6 +84,18 @@ func runChromium(t *testing.T, bin, url string, extra ...string) string {
 		if kerr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
 			t.Errorf("killing chromium's process group %d: %v", cmd.Process.Pid, kerr)
 		}
+		for { // reap the killed group; ECHILD once none is left
+			var ws syscall.WaitStatus
+			if _, werr := syscall.Wait4(-cmd.Process.Pid, &ws, 0, nil); werr != nil {
+				if !errors.Is(werr, syscall.ECHILD) && !errors.Is(werr, syscall.EINTR) {
+					t.Errorf("reaping chromium's process group %d: %v", cmd.Process.Pid, werr)
+				}
+				if !errors.Is(werr, syscall.EINTR) {
+					break
+				}
+			}
+		}
+		reapAdopted(t)
 	}
 	if err != nil {
 		t.Fatalf("%s %s: %v\nstderr:\n%s", bin, strings.Join(args, " "), err, stderr.String())
@@ -135,10 +154,48 @@ func TestStatusPageInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runChromium(t, bin, srv.URL+"/", "--screenshot="+out, "--window-size=1280,1500", "--hide-scrollbars")
+		runChromium(t, bin, srv.URL+"/", "--screenshot="+out, "--window-size=1200,1000", "--hide-scrollbars")
 		if st, err := os.Stat(out); err != nil || st.Size() == 0 {
 			t.Fatalf("screenshot %s not written: %v", out, err)
 		}
 		t.Logf("screenshot: %s", out)
+	}
+}
+
+// reapAdopted kills, by pid, and reaps every process this test process has
+// adopted as subreaper: Chromium helpers (the crash handler) that start
+// their own session and so escape the process-group kill. The test process
+// starts no other children.
+func reapAdopted(t *testing.T) {
+	t.Helper()
+	me := os.Getpid()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Errorf("listing /proc: %v", err)
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone already
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(me) {
+			continue
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("killing adopted chromium helper %d: %v", pid, err)
+		}
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); !errors.Is(err, syscall.EINTR) {
+				break
+			}
+		}
 	}
 }
