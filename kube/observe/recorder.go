@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // Options size the Recorder's history. Zero values take the defaults.
@@ -90,7 +91,7 @@ func NewRecorder(o Options) *Recorder {
 	solo := RoleSolo
 	r.role.Store(&solo)
 	r.reg.MustRegister(r.attempts, r.decisionLatency, r.bindLatency, snapshotCollector{r},
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
 }
 
