@@ -108,6 +108,9 @@ func TestStatusPageInBrowser(t *testing.T) {
 	r := NewRecorder(Options{UtilEvery: 10 * time.Second})
 	r.SetRole(RoleLeader)
 	r.SetSynced(true)
+	// Names come from pod labels anyone may set: the page must show them as
+	// text, never as markup.
+	r.Decide(Decision{Time: t0, Pod: `default/<img id="injected" src="x">`, Job: "j", Queue: "default", Node: "n", Policy: "dress"})
 	const batches = 30
 	fakeCluster(r, batches)
 	srv := httptest.NewServer(r.Handler()) // 127.0.0.1 only
@@ -133,6 +136,9 @@ func TestStatusPageInBrowser(t *testing.T) {
 		if !strings.Contains(dom, want) {
 			t.Errorf("rendered DOM lacks %q", want)
 		}
+	}
+	if strings.Contains(dom, `<img id="injected"`) || !strings.Contains(dom, `default/&lt;img id="injected" src="x"&gt;`) {
+		t.Errorf("a pod name was rendered as markup, not text")
 	}
 	m := regexp.MustCompile(`<polyline id="util-cpu" class="cpu" points="([^"]*)"`).FindStringSubmatch(dom)
 	if m == nil {
