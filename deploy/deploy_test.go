@@ -263,6 +263,25 @@ func TestDeploymentRunsTheLeaderElectedScheduler(t *testing.T) {
 			t.Errorf("args %q lack %q", args, want)
 		}
 	}
+	// The Lease the scheduler takes is the one the leader-election Role
+	// grants: in the pod's namespace, named after the scheduler (spindle).
+	for _, a := range c.Args {
+		if a == "--lease-name" || strings.HasPrefix(a, "--lease-name=") || a == "--scheduler-name" || strings.HasPrefix(a, "--scheduler-name=") {
+			t.Errorf("arg %q renames the Lease away from spindle, which rbac.yaml grants", a)
+		}
+	}
+	if !slices.Contains(c.Args, "--lease-namespace=$(POD_NAMESPACE)") {
+		t.Errorf("args %q: the Lease must be in $(POD_NAMESPACE), where rbac.yaml grants it", args)
+	}
+	var nsFromPod bool
+	for _, e := range c.Env {
+		if e.Name == "POD_NAMESPACE" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace" {
+			nsFromPod = true
+		}
+	}
+	if !nsFromPod || d.Namespace != "spindle-system" {
+		t.Errorf("POD_NAMESPACE not from the downward API (%v) or Deployment not in spindle-system (%s)", nsFromPod, d.Namespace)
+	}
 	if len(c.Ports) != 1 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 10261 {
 		t.Errorf("ports = %+v, want http 10261 to match --http-address", c.Ports)
 	}
