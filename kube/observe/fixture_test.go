@@ -37,7 +37,7 @@ func fakeCluster(r *Recorder, n int) *Snapshot {
 				{Name: "kwok-node-1", Capacity: Resources{MilliCPU: 9000, MemoryMiB: 32768}, External: Resources{MilliCPU: 1000, MemoryMiB: 0},
 					Schedulable: false, Reason: "unschedulable (cordoned)"},
 			},
-			Gauges: map[string]float64{"dress_delta": 0.1 + 0.01*float64(i), "autoadmin_rr": 0.82},
+			Gauges: map[string]float64{"dress_delta": 0.1 + 0.01*float64(i), "autoadmin_rr_vcores": 6},
 		}
 		r.Decide(Decision{Time: now, Pod: fmt.Sprintf("analytics/spark-pi-exec-%d", i+1), Job: "spark-pi", Queue: "etl",
 			Node: "kwok-node-0", Policy: "dress", Reason: "small-demand pool", Resources: Resources{MilliCPU: 800, MemoryMiB: 1024}})

@@ -32,7 +32,7 @@ var (
 		"Spindle's allocation over the capacity it may use (allocatable less external load), by resource.",
 		[]string{"resource"}, nil)
 	descPolicy = prometheus.NewDesc("spindle_policy_value",
-		"Policy and admission internals by name, e.g. dress_delta (DRESS's reserve ratio δ), autoadmin_rr (AutoAdmin's R_R).",
+		"Policy and admission internals by name, e.g. dress_delta (DRESS's reserve ratio δ), autoadmin_rr_vcores and autoadmin_rr_memory_mib (AutoAdmin's R_R).",
 		[]string{"policy", "admission", "name"}, nil)
 	descPublished = prometheus.NewDesc("spindle_snapshot_timestamp_seconds",
 		"Time of the last published state snapshot, in Unix seconds.", nil, nil)

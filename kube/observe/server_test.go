@@ -268,7 +268,7 @@ func TestMetrics(t *testing.T) {
 		{"spindle_queue_share", []string{"queue", "etl"}, 0.115},
 		{"spindle_queue_weight", []string{"queue", "etl"}, 3},
 		{"spindle_policy_value", []string{"admission", "autoadmin", "name", "dress_delta", "policy", "dress"}, 0.11},
-		{"spindle_policy_value", []string{"admission", "autoadmin", "name", "autoadmin_rr", "policy", "dress"}, 0.82},
+		{"spindle_policy_value", []string{"admission", "autoadmin", "name", "autoadmin_rr_vcores", "policy", "dress"}, 6},
 		{"spindle_jobs", []string{"state", "waiting"}, 1},
 		{"spindle_nodes", []string{"schedulable", "false"}, 1},
 		{"spindle_cluster_utilization", []string{"resource", "cpu"}, 0.115},

@@ -180,8 +180,9 @@ type Snapshot struct {
 	Queues    []QueueStatus `json:"queues"`
 	Nodes     []NodeStatus  `json:"nodes"`
 	// Gauges are policy and admission internals by name, such as
-	// "dress_delta" (DRESS's reserve ratio δ) or "autoadmin_rr"
-	// (AutoAdmin's R_R). Names must match [a-z_][a-z0-9_]*.
+	// "dress_delta" (DRESS's reserve ratio δ) or "autoadmin_rr_vcores"
+	// (AutoAdmin's R_R); PolicyGauges builds them from the core's policy and
+	// admission. Names must match [a-z_][a-z0-9_]*.
 	Gauges map[string]float64 `json:"gauges"`
 
 	// Set by Publish from the Recorder's own history.
