@@ -23,7 +23,7 @@ func fakeCluster(r *Recorder, n int) *Snapshot {
 				{Name: "spark-pi", Namespace: "analytics", Queue: "etl", State: "running", AM: AMRunning,
 					PodsRunning: 3, PodsPending: 1, Usage: Resources{MilliCPU: cpu, MemoryMiB: 4096}},
 				{Name: "spark-sql-report", Namespace: "analytics", Queue: "adhoc", State: "waiting", AM: AMWaiting,
-					AMReason: "AutoAdmin: R_R 0.82 above threshold 0.75, waits for 2 running jobs to finish", PodsPending: 5},
+					AMReason: "AutoAdmin: 5 vcores free after AMs and this one, R_R is 6; waits for running jobs to release", PodsPending: 5},
 				{Name: "lone-pod", Namespace: "default", Queue: "default", State: "done", AM: AMNone, PodsDone: 1},
 			},
 			Queues: []QueueStatus{
