@@ -3,8 +3,8 @@ package scenario
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
@@ -108,4 +108,3 @@ func (s DRESSStream) Generate() (*workload.Workload, error) {
 	w.Jobs = jobs
 	return finish("dress-stream", w)
 }
-

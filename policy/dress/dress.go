@@ -84,6 +84,9 @@ type Config struct {
 	// lender gets its room back as the borrowed containers end, since a
 	// pool under its limit is served before one over it.
 	Lend bool
+	// LendAMs lets large jobs' ApplicationMasters borrow too; small jobs'
+	// always may when Lend is on.
+	LendAMs bool
 	// Floor bounds δ so that a category with usable pending demand always
 	// owns at least this share of the cluster: no category waits without
 	// bound behind the other.
@@ -142,6 +145,8 @@ func Params(r *params.Reader, def Config) Config {
 		fmt.Sprintf("pending demand in Algorithm 3: all = every unfinished job's (the paper), usable = only jobs that could take a container now, not those the AM limit or admission holds back (default %s)", demandName(def.Usable))) == "usable"
 	c.Lend = r.Choice("lend", onOff(def.Lend), []string{"on", "off"},
 		fmt.Sprintf("lend a pool's unused room on a node to the other pool when neither can place within its limit; returned as the borrowed containers end (default %s)", onOff(def.Lend))) == "on"
+	c.LendAMs = r.Choice("lend_am", onOff(def.LendAMs), []string{"on", "off"},
+		fmt.Sprintf("with lend=on, let large jobs' ApplicationMasters borrow too (small jobs' always may) (default %s)", onOff(def.LendAMs))) == "on"
 	c.Floor = r.Float("floor", def.Floor, 0, 0.5, fmt.Sprintf("share of the cluster each category keeps while it has usable pending demand: δ stays in [floor, 1-floor]; 0 = none (default %v)", def.Floor))
 	return c
 }
@@ -387,12 +392,18 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 // takes it, small jobs first. The borrower's pool then stands over its
 // limit, so it gets nothing more within its limits until the borrowed
 // containers end, and the lender is served first meanwhile.
+//
+// Large jobs borrow only for tasks unless lend_am=on: a large job's ApplicationMaster holds
+// its container, and a share of the AM limit, for the job's whole life, so
+// room lent for it would not come back as tasks end, and AMs of large jobs
+// started on borrowed room can fill the AM limit and hold back small jobs.
+// A small job's AM may borrow: its life is short.
 func (p *Policy) borrow(free resource.Vector) *sched.Ask {
 	for cat := range p.pools {
 		pl := &p.pools[cat]
 		task := pl.tasks.First(free)
 		var am *sched.Ask
-		if pl.ams.Len() > 0 {
+		if (cat == int(SD) || p.cfg.LendAMs) && pl.ams.Len() > 0 {
 			am = pl.ams.First(free.Min(p.amRoom()))
 		}
 		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
