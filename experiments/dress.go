@@ -304,7 +304,7 @@ func dressMarkdown(cfg Config, runs [][][]dressRun) string {
 	}
 
 	p("\n### Every workload, every baseline\n\nThe paper's setups and three it was not run on: a mix in which half the jobs that are not small are medium " +
-		"(1-6 GB of input, under half the cluster; `--medium-frac 0.5`), a mix with task containers of 1, 2 or 4 × ⟨1 vcore, 2 GB⟩ (`--hetero`), " +
+		"(1.5-6 GB of input, under half the cluster; `--medium-frac 0.5`), a mix with task containers of 1, 2 or 4 × ⟨1 vcore, 2 GB⟩ (`--hetero`), " +
 		"and a stream of small jobs about one per second for 900 s with four large jobs in it (`spindle generate dress-stream`). " +
 		"Small and large by DRESS's own rule (θ = 0.1 of the cluster); seconds; utilisation is the allocated share of the cluster over the makespan.\n\n")
 	p("| workload | policy | small JCT | large JCT | makespan | utilisation |\n|---|---|---:|---:|---:|---:|\n")

@@ -22,7 +22,7 @@ type DRESS struct {
 	Gap       clock.Duration
 	Seed      uint64
 	// MediumFrac of the jobs that are not small read a medium input
-	// (1-6 GB) instead of a large one: jobs between small and half the
+	// (1.5-6 GB) instead of a large one: jobs between small and half the
 	// cluster, which the paper's mixes do not have. 0 in the paper's
 	// setups.
 	MediumFrac float64
@@ -77,9 +77,9 @@ const (
 	dressSmallMaxMB = 896.0
 	dressLargeMinMB = 6144.0
 	dressLargeMaxMB = 30720.0
-	// A medium job (--medium-frac) reads 1-6 GB in one file: 8 to 48
+	// A medium job (--medium-frac) reads 1.5-6 GB in one file: 12 to 48
 	// blocks, less than half the cluster.
-	dressMediumMinMB = 1024.0
+	dressMediumMinMB = 1536.0
 	dressMediumMaxMB = 6144.0
 )
 
@@ -108,7 +108,7 @@ block of each file is under-loaded and its task short: the paper's heading
 tasks.
 
 Beyond the paper: --medium-frac M makes that fraction of the jobs that are
-not small read 1-6 GB in one file (8-48 blocks, under half the cluster)
+not small read 1.5-6 GB in one file (12-48 blocks, under half the cluster)
 instead; --hetero gives each job task containers of 1, 2 or 4 times <1 vcore,
 2 GB>, drawn uniformly. Both draw from their own random stream, so without
 them the paper's setups are unchanged.

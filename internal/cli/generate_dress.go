@@ -67,7 +67,7 @@ variation.
 	}
 	fl := cmd.Flags()
 	fl.Float64Var(&s.SmallFrac, "small-frac", s.SmallFrac, "fraction of the jobs that are small (< 10 containers); the paper's mixed runs use 0.1 to 0.4, its Spark and MapReduce runs 6 of 20")
-	fl.Float64Var(&s.MediumFrac, "medium-frac", s.MediumFrac, "fraction of the jobs that are not small which read a medium input (1-6 GB, under half the cluster) instead of a large one; 0 in the paper's setups")
+	fl.Float64Var(&s.MediumFrac, "medium-frac", s.MediumFrac, "fraction of the jobs that are not small which read a medium input (1.5-6 GB, under half the cluster) instead of a large one; 0 in the paper's setups")
 	fl.BoolVar(&s.Hetero, "hetero", s.Hetero, "give each job task containers of 1, 2 or 4 x <1 vcore, 2 GB> (uniform draw) instead of the paper's uniform containers")
 	fl.IntVar(&s.Jobs, "jobs", s.Jobs, "number of jobs")
 	fl.IntVar(&s.Nodes, "nodes", s.Nodes, "number of nodes of <20 vcores, 160 GB>")
