@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy/dress"
@@ -17,8 +18,20 @@ func TestPickLending(t *testing.T) {
 	place, steps := schedtest.PlaceN, schedtest.Steps
 	tests := []struct {
 		schedtest.PickCase
-		lend bool
+		lend, lendAM bool
 	}{
+		{PickCase: schedtest.PickCase{Name: "lend=on: a large job's AM does not borrow",
+			Jobs:  []sched.JobSpec{job("L1", none, 90), job("L2", one, 50)},
+			Setup: place(0, 0, 90), Want: ""}, lend: true},
+		{PickCase: schedtest.PickCase{Name: "lend_am=on: it does",
+			Jobs:  []sched.JobSpec{job("L1", none, 90), job("L2", one, 50)},
+			Setup: place(0, 0, 90), Want: "L2", WantAM: true}, lend: true, lendAM: true},
+		{PickCase: schedtest.PickCase{Name: "lend=on: a small job's AM borrows",
+			Jobs:  []sched.JobSpec{job("S1", none, 10), job("S2", one, 5)},
+			Setup: place(0, 0, 10), Want: "S2", WantAM: true}, lend: true},
+		{PickCase: schedtest.PickCase{Name: "lend=off: it waits for its pool",
+			Jobs:  []sched.JobSpec{job("S1", none, 10), job("S2", one, 5)},
+			Setup: place(0, 0, 10), Want: ""}},
 		{PickCase: schedtest.PickCase{Name: "lend=off: a large job waits at its limit beside an idle small pool",
 			Jobs:  []sched.JobSpec{job("L", none, 95)},
 			Setup: place(0, 0, 90), Want: ""}},
@@ -38,7 +51,7 @@ func TestPickLending(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
 			cfg := dress.Defaults
-			cfg.Lend = tt.lend
+			cfg.Lend, cfg.LendAMs = tt.lend, tt.lendAM
 			tt.Nodes = node100
 			tt.Run(t, build(cfg))
 		})
@@ -126,5 +139,46 @@ func TestPlusPlacesWhatFits(t *testing.T) {
 		if s.Deadlocked || s.JobsCompleted != 2 || math.Abs(s.MakespanS-tt.makespan) > 1e-9 {
 			t.Errorf("%s: deadlocked %v, %d jobs, makespan %v; want 2 jobs by %v", tt.pol, s.Deadlocked, s.JobsCompleted, s.MakespanS, tt.makespan)
 		}
+	}
+}
+
+// Algorithm 3's input under demand=usable, and the floor, through the core.
+// One node of 100 one-vcore containers, AM limit 2 % (two AMs). S1 and S2
+// run their AMs, S3's AM is held back by the limit, L runs 80 of 95 tasks.
+// Pools: SD limit 10, used 2; LD limit 90, used 80; 18 free, so A1 = 8 and
+// A2 = 10. Pending: S1 and S2 want 5 each (demand 6 less the AM), S3 6, L 15.
+//   - demand=all: SD [5 5 6] exceeds A1 and L exceeds A2, so packing: 5 fits
+//     A1 (3 left), 5 and 6 do not; L does not fit A2 (10 left). The leftovers
+//     take 5 (2 from LD) and then 6 (6 from LD): δ = 0.1 + 0.08 = 0.18.
+//   - demand=usable: S3 cannot take a container, so SD is [5 5]: 5 fits, the
+//     other 5 takes 2 from LD: δ = 0.12.
+//   - usable with floor 0.2: small jobs pending, δ raised to 0.2.
+func TestUsableDemandAndFloor(t *testing.T) {
+	place, steps := schedtest.PlaceN, schedtest.Steps
+	for _, tt := range []struct {
+		name   string
+		usable bool
+		floor  float64
+		delta  float64
+	}{
+		{"demand=all", false, 0, 0.18},
+		{"demand=usable", true, 0, 0.12},
+		{"demand=usable, floor 0.2", true, 0.2, 0.2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := dress.Defaults
+			cfg.Estimator, cfg.MaxAMPercent, cfg.Usable, cfg.Floor = false, 0.02, tt.usable, tt.floor
+			h := schedtest.New(t, schedtest.Config{Nodes: node100, Policy: build(cfg)})
+			var js []*sched.Job
+			for _, s := range []sched.JobSpec{job("S1", one, 5), job("S2", one, 5), job("S3", one, 5), job("L", none, 95)} {
+				js = append(js, h.Submit(s))
+			}
+			steps(place(0, -1, 1), place(1, -1, 1), place(3, 0, 80))(h, js)
+			h.Now = clock.Time(clock.Second)
+			h.Core.Tick(h.Now)
+			if d := h.Policy().(*dress.Policy).Delta(); math.Abs(d-tt.delta) > 1e-9 {
+				t.Errorf("δ = %v, want %v", d, tt.delta)
+			}
+		})
 	}
 }
