@@ -47,6 +47,9 @@ func TestGenerateDRESSErrors(t *testing.T) {
 		{"generate", "dress-mixed", "--small-frac", "2", "-o", filepath.Join(t.TempDir(), "w.yaml")},
 		{"generate", "dress-mixed", "--gap", "-1", "-o", filepath.Join(t.TempDir(), "w.yaml")},
 		{"generate", "dress-spark"},
+		{"generate", "dress-mixed", "--medium-frac", "1.5", "-o", filepath.Join(t.TempDir(), "w.yaml")},
+		{"generate", "dress-stream", "--gap", "0", "-o", filepath.Join(t.TempDir(), "w.yaml")},
+		{"generate", "dress-stream", "--large", "-5", "-o", filepath.Join(t.TempDir(), "w.yaml")},
 	} {
 		_, errOut, code := run(t, args...)
 		if code != 2 || !strings.HasPrefix(errOut, "spindle: ") || strings.Contains(errOut, "goroutine") {
