@@ -490,7 +490,7 @@ func dressLosses(runs [][][]dressRun, agg map[string]dressAgg, n int, estMAE map
 	p("**Where dress+ still loses.** With the AM limit at 50 %% the small jobs congest the cluster, and the 0.2 floor is what the large jobs "+
 		"get: their JCT is %.0f s under dress+ against %.0f s under Capacity (%.2f×; dress %.0f s), and the small jobs gain nothing (%.0f s against %.0f s; dress %.0f s). "+
 		"A floor of 0.4 brings the large jobs to %.0f s and the small jobs to %.0f s: the floor trades one class against the other, and neither floor tried keeps a small-job gain while holding the large jobs within 1.25× of Capacity's. "+
-		"A floor that grows with the large jobs' wait (aging) is the next thing to try; it is not built.\n\n",
+		"Aging (a floor that grows with the oldest pending job's wait) was tried and gave the same trade; docs/dress.md has the numbers.\n\n",
 		am50(2, large), am50(0, large), am50(2, large)/am50(0, large), am50(1, large), am50(2, small), am50(0, small), am50(1, small),
 		am50(3, large), am50(3, small))
 	p("**Hard pools waste capacity when container sizes differ.** With heterogeneous containers dress's makespan is %+.1f %% and its large "+
