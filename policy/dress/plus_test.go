@@ -1,6 +1,7 @@
 package dress_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"testing"
@@ -180,5 +181,38 @@ func TestUsableDemandAndFloor(t *testing.T) {
 				t.Errorf("δ = %v, want %v", d, tt.delta)
 			}
 		})
+	}
+}
+
+// release=const predicts const_rate × horizon releases, at most the task
+// containers running: 5 with 50 running, 3 with 3.
+func TestConstRelease(t *testing.T) {
+	for _, tt := range []struct {
+		running int
+		want    float64
+	}{{50, 5}, {3, 3}} {
+		cfg := dress.Defaults
+		cfg.Release, cfg.ConstRate = dress.ReleaseConst, 5
+		h := schedtest.New(t, schedtest.Config{Nodes: node100, Policy: build(cfg)})
+		l := h.Submit(job("L", none, 95))
+		schedtest.PlaceN(0, 0, tt.running)(h, []*sched.Job{l})
+		for _, s := range []clock.Duration{1, 2} {
+			h.Now = clock.Time(s * clock.Second)
+			h.Core.Tick(h.Now)
+		}
+		_, data := h.Policy().(*dress.Policy).Report()
+		b, err := json.Marshal(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct {
+			Series []dress.Point `json:"series"`
+		}
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Series) != 1 || math.Abs(rep.Series[0].Predicted-tt.want) > 1e-9 {
+			t.Errorf("%d running: series %+v, want one interval predicting %v", tt.running, rep.Series, tt.want)
+		}
 	}
 }
