@@ -39,3 +39,28 @@ func TestDJSFHelpers(t *testing.T) {
 		t.Errorf("relative change %v", got)
 	}
 }
+
+func TestDJSFSpreadAndCurve(t *testing.T) {
+	// Spread of 90, 100, 110: (110 - 90) / 100.
+	if got := djSpread([]float64{90, 100, 110}); math.Abs(got-20) > 1e-9 {
+		t.Errorf("spread %v, want 20", got)
+	}
+	if got := djSpread([]float64{5, 5}); got != 0 {
+		t.Errorf("spread of equal values %v, want 0", got)
+	}
+	a := &metrics.Summary{ThroughputCurve: []metrics.CurvePoint{{T: 1, Jobs: 3}, {T: 2, Jobs: 7}}}
+	b := &metrics.Summary{ThroughputCurve: []metrics.CurvePoint{{T: 1, Jobs: 5}, {T: 2, Jobs: 9}}}
+	if got := djMeanCurve([]*metrics.Summary{a, b}, 1); got != 8 {
+		t.Errorf("mean jobs at point 1: %v, want 8", got)
+	}
+	if got := djMeanCurve([]*metrics.Summary{a}, 5); !math.IsNaN(got) {
+		t.Errorf("a point past the curve: %v, want NaN", got)
+	}
+	// The tenths read from the curve are 10, 20, 30 and 50 % of T.
+	for k, i := range djCurveTenths {
+		want := []float64{0.1, 0.2, 0.3, 0.5}[k]
+		if got := float64(i+1) / metrics.CurvePoints; math.Abs(got-want) > 1e-12 {
+			t.Errorf("curve point %d is at %v of T, want %v", i, got, want)
+		}
+	}
+}

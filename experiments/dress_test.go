@@ -18,7 +18,9 @@ func TestDRESSReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"go run ./cmd/spindle experiments dress", "### Table II columns", "### Small jobs",
-		"### Target", "### The release estimator", "### Sensitivity", "1028.6", "27.6 %", "76.1 %", "dress:estimator=off"} {
+		"### Target", "### The release estimator", "### Sensitivity", "1028.6", "27.6 %", "76.1 %", "dress:estimator=off",
+		"### Every workload, every baseline", "### Target: large jobs in the stream", "### Which release estimate",
+		"### Where DRESS loses, and dress+", "### The stream with a larger AM limit", "Where dress+ still loses", "Stream of small jobs", "heterogeneous containers", "| dress+ |", "`dress+:lend=off`"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("report lacks %q", want)
 		}

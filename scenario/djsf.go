@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
@@ -21,10 +23,45 @@ type DJSFGoogle struct {
 	Load       float64 // offered load over the arrival window, as a share of capacity
 	AM         bool    // give every job a YARN ApplicationMaster
 	Seed       uint64
+	// Corr is the correlation of a job's log task duration and log task
+	// count: positive, long jobs are wide; negative, short jobs are wide
+	// (the DJSF paper's premise).
+	Corr float64
+	// ShortWide is the share of jobs drawn short and wide instead: 50 or
+	// more tasks of typically under a minute.
+	ShortWide float64
+	// Arrivals is ArrivalsPoisson, ArrivalsBursts or ArrivalsBatch.
+	Arrivals string
+	// Bursts is how many bursts ArrivalsBursts has.
+	Bursts int
+	// Apps, when positive, makes the jobs recurring runs of that many
+	// applications: each job is a run of one, named after it, with its
+	// task durations scaled by a per-run factor, so that the mean runtime
+	// of an application's earlier runs (--estimates history) predicts a
+	// run with a realistic error.
+	Apps int
 }
 
+// The arrival modes of djsf-google.
+const (
+	ArrivalsPoisson = "poisson" // a Poisson process over the arrival window
+	ArrivalsBursts  = "bursts"  // Bursts instants evenly over the window, each job at one of them
+	ArrivalsBatch   = "batch"   // every job at time 0
+)
+
 // DefaultDJSFGoogle holds the documented defaults.
-var DefaultDJSFGoogle = DJSFGoogle{Nodes: 100, NodeVCores: 16, NodeMemory: 65536, NodeDisk: 1 << 20, Jobs: 1000, Load: 1.5, Seed: 1}
+var DefaultDJSFGoogle = DJSFGoogle{Nodes: 100, NodeVCores: 16, NodeMemory: 65536, NodeDisk: 1 << 20, Jobs: 1000, Load: 1.5, Seed: 1,
+	Corr: gDurTasksCorr, Arrivals: ArrivalsPoisson, Bursts: 10}
+
+// DJSFPaperPreset returns g in the DJSF paper's regime: many short, wide
+// jobs (a negative duration-width correlation and 30 % of the jobs short and
+// wide) scheduled as one batch. The values are the regime the paper argues
+// from (its Fig. 1 and §3: short jobs that need many resources), not numbers
+// it states; they were fixed before any policy was run on them.
+func DJSFPaperPreset(g DJSFGoogle) DJSFGoogle {
+	g.Corr, g.ShortWide, g.Arrivals = -0.5, 0.3, ArrivalsBatch
+	return g
+}
 
 // The model's constants, stated once so that --help and the code agree. The
 // values are approximate readings of published characterisations of the
@@ -52,6 +89,22 @@ const (
 	gDurMax = 3600.0
 
 	gDurTasksCorr = 0.2 // correlation of log duration and log task count
+
+	// A short-and-wide job (--short-wide): 50 + lognormal(median 100,
+	// sigma 0.7) tasks, at most gTasksMax, of typically lognormal(median
+	// 20 s, sigma 0.5), at most 60 s.
+	gSWTasksMin    = 50
+	gSWTasksMedian = 100.0
+	gSWTasksSigma  = 0.7
+	gSWDurMedian   = 20.0
+	gSWDurSigma    = 0.5
+	gSWDurMax      = 60.0
+
+	// gAppSigma spreads a recurring application's runs: each run's task
+	// durations are scaled by lognormal(1, gAppSigma), each task's by a
+	// further lognormal(1, gAppTaskSigma).
+	gAppSigma     = 0.3
+	gAppTaskSigma = 0.1
 
 	gCPUMedian  = 1.0 // vcores per task
 	gCPUSigma   = 0.7
@@ -98,6 +151,22 @@ they are not fitted to it and were not tuned to any result.
                   busy with a queue while jobs arrive; --load 10 squeezes
                   the arrivals of 1000 jobs into a minute or two (or a single
                   instant), close to the batch the paper schedules.
+                  --arrivals bursts puts the jobs at --bursts instants
+                  evenly spread over the same window (each job at a random
+                  one); --arrivals batch submits every job at time 0.
+
+Knobs for the paper's regime: --corr sets the correlation of log duration
+and log task count (default 0.2: long jobs are slightly wider; the paper's
+premise is the opposite, many short and wide jobs); --short-wide F draws a
+share F of the jobs short and wide instead: 50 + lognormal(median 100, sigma
+0.7) tasks of typically lognormal(median 20 s, sigma 0.5), at most 60 s, one
+phase. --preset paper sets --corr -0.5 --short-wide 0.3 --arrivals batch.
+--apps N makes the jobs recurring runs of N applications (drawn as above),
+each job a run of a uniformly drawn one named app-K, its task durations
+scaled by a per-run lognormal factor (sigma 0.3) and a per-task one (sigma
+0.1): --estimates history then predicts a run from the application's earlier
+runs. The knobs draw from their own random stream, so with their defaults the
+workload is unchanged.
 
 No job declares an estimate: run SJF, Tetris and DJSF with --estimates oracle
 (optionally --estimate-error E), as the paper assumes a JCT predictor.`
@@ -113,6 +182,16 @@ func (g DJSFGoogle) Generate() (*workload.Workload, error) {
 		return nil, fmt.Errorf("djsf-google: node vcores, memory and disk must be positive")
 	case !(g.Load > 0) || math.IsInf(g.Load, 0):
 		return nil, fmt.Errorf("djsf-google: --load must be positive")
+	case !(g.Corr >= -1 && g.Corr <= 1):
+		return nil, fmt.Errorf("djsf-google: --corr must be in [-1, 1]")
+	case !(g.ShortWide >= 0 && g.ShortWide <= 1):
+		return nil, fmt.Errorf("djsf-google: --short-wide must be in [0, 1]")
+	case g.Arrivals != ArrivalsPoisson && g.Arrivals != ArrivalsBursts && g.Arrivals != ArrivalsBatch:
+		return nil, fmt.Errorf("djsf-google: --arrivals must be poisson, bursts or batch, got %q", g.Arrivals)
+	case g.Arrivals == ArrivalsBursts && g.Bursts <= 0:
+		return nil, fmt.Errorf("djsf-google: --bursts must be positive")
+	case g.Apps < 0:
+		return nil, fmt.Errorf("djsf-google: --apps must not be negative")
 	}
 	node := resource.New(g.NodeVCores, g.NodeMemory)
 	node[resource.Disk] = g.NodeDisk
@@ -134,15 +213,30 @@ func (g DJSFGoogle) Generate() (*workload.Workload, error) {
 	}
 	capacity := node.Mul(int64(g.Nodes))
 	offers := make([]offer, 0, g.Jobs)
-	for i := range g.Jobs {
+	var knobs *rand.Rand // the knobs' own stream: the defaults draw nothing from it
+	if g.ShortWide > 0 || g.Arrivals == ArrivalsBursts || g.Apps > 0 {
+		knobs = rand.New(rand.NewPCG(g.Seed, 0x6b6e6f62)) // "knob"
+	}
+	drawn := g.Jobs
+	if g.Apps > 0 {
+		drawn = g.Apps
+	}
+	for i := range drawn {
 		j := workload.Job{ID: fmt.Sprintf("g-%05d", i), Queue: workload.DefaultQueue, AM: am}
 		zTasks, zDur := rng.NormFloat64(), rng.NormFloat64()
-		zDur = gDurTasksCorr*zTasks + math.Sqrt(1-gDurTasksCorr*gDurTasksCorr)*zDur
+		zDur = g.Corr*zTasks + math.Sqrt(1-g.Corr*g.Corr)*zDur
 		tasks := 1
 		if rng.Float64() >= gSingleTaskFrac {
 			tasks = min(gTasksMax, 1+int(math.Round(gTasksMedian*math.Exp(gTasksSigma*zTasks))))
 		}
 		typical := gDurMedian * math.Exp(gDurSigma*zDur)
+		durRng, durMax := rng, gDurMax
+		shortWide := g.ShortWide > 0 && knobs.Float64() < g.ShortWide
+		if shortWide {
+			tasks = min(gTasksMax, gSWTasksMin+int(math.Round(gSWTasksMedian*math.Exp(gSWTasksSigma*knobs.NormFloat64()))))
+			typical = math.Min(gSWDurMax, gSWDurMedian*math.Exp(gSWDurSigma*knobs.NormFloat64()))
+			durRng, durMax = knobs, gSWDurMax
+		}
 		req := googleRequest(rng)
 		phases := 1
 		switch u := rng.Float64(); {
@@ -151,18 +245,40 @@ func (g DJSFGoogle) Generate() (*workload.Workload, error) {
 		case u < gThreePhaseFrac+gTwoPhaseFrac:
 			phases = 2
 		}
+		if shortWide {
+			phases = 1
+		}
 		n := tasks
 		for k := range phases {
 			if k > 0 {
 				n = max(1, int(math.Round(float64(tasks)*(0.1+0.4*rng.Float64()))))
 			}
-			j.Phases = append(j.Phases, googlePhase(fmt.Sprintf("stage%d", k), n, req, typical, rng))
+			j.Phases = append(j.Phases, googlePhase(fmt.Sprintf("stage%d", k), n, req, typical, durMax, durRng))
 		}
 		offers = append(offers, jobOffer(&j, capacity))
 		w.Jobs = append(w.Jobs, j)
 	}
-	gap := arrivalWindow(offers, capacity, g.Load) / float64(g.Jobs)
-	poissonArrivals(w.Jobs, gap, rng)
+	if g.Apps > 0 {
+		apps := w.Jobs
+		w.Jobs, offers = make([]workload.Job, 0, g.Jobs), offers[:0]
+		for i := range g.Jobs {
+			j := recurring(apps[knobs.IntN(len(apps))], knobs)
+			j.ID = fmt.Sprintf("g-%05d", i)
+			offers = append(offers, jobOffer(&j, capacity))
+			w.Jobs = append(w.Jobs, j)
+		}
+	}
+	window := arrivalWindow(offers, capacity, g.Load)
+	switch g.Arrivals {
+	case ArrivalsBatch:
+		for i := range w.Jobs {
+			w.Jobs[i].Submit = 0
+		}
+	case ArrivalsBursts:
+		burstArrivals(w.Jobs, window, g.Bursts, knobs)
+	default:
+		poissonArrivals(w.Jobs, window/float64(g.Jobs), rng)
+	}
 	return finish("djsf-google", w)
 }
 
@@ -183,11 +299,46 @@ func googleRequest(rng *rand.Rand) resource.Vector {
 
 func clamp(x, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, x)) }
 
-// googlePhase draws the durations of n tasks around a typical duration.
-func googlePhase(name string, n int, req resource.Vector, typical float64, rng *rand.Rand) workload.Phase {
+// recurring returns a run of the application app: the same phases and
+// requests, every task duration scaled by one factor for the run and one for
+// the task, truncated as a drawn one would be.
+func recurring(app workload.Job, rng *rand.Rand) workload.Job {
+	j := app
+	j.Name = "app-" + strings.TrimPrefix(app.ID, "g-")
+	run := math.Exp(gAppSigma * rng.NormFloat64())
+	j.Phases = make([]workload.Phase, len(app.Phases))
+	for k, p := range app.Phases {
+		ds := make([]clock.Duration, p.Tasks)
+		for t := range ds {
+			d := math.Min(gDurMax, p.Duration(t).Seconds()*run*math.Exp(gAppTaskSigma*rng.NormFloat64()))
+			ds[t] = clock.Duration(math.Max(1, math.Round(d*1000))) * clock.Millisecond
+		}
+		p.Durations = ds
+		j.Phases[k] = p
+	}
+	return j
+}
+
+// burstArrivals puts the jobs at n instants evenly spread over the window
+// (the first at 0), each job at a uniformly drawn one, in job order.
+func burstArrivals(jobs []workload.Job, window float64, n int, rng *rand.Rand) {
+	at := make([]int, len(jobs))
+	for i := range at {
+		at[i] = rng.IntN(n)
+	}
+	slices.Sort(at)
+	for i := range jobs {
+		t, _ := clock.FromSeconds(math.Round(window*float64(at[i])/float64(n)*1000) / 1000)
+		jobs[i].Submit = clock.Time(t)
+	}
+}
+
+// googlePhase draws the durations of n tasks around a typical duration, each
+// at most durMax seconds.
+func googlePhase(name string, n int, req resource.Vector, typical, durMax float64, rng *rand.Rand) workload.Phase {
 	ds := make([]clock.Duration, n)
 	for i := range ds {
-		d := math.Min(gDurMax, typical*math.Exp(gTaskSigma*rng.NormFloat64()))
+		d := math.Min(durMax, typical*math.Exp(gTaskSigma*rng.NormFloat64()))
 		ds[i] = clock.Duration(math.Max(1, math.Round(d*1000))) * clock.Millisecond
 	}
 	return workload.Phase{Name: name, Tasks: n, Request: req, Durations: ds, StartAfter: 1}

@@ -21,6 +21,14 @@ type DRESS struct {
 	SmallFrac float64
 	Gap       clock.Duration
 	Seed      uint64
+	// MediumFrac of the jobs that are not small read a medium input
+	// (1.5-6 GB) instead of a large one: jobs between small and half the
+	// cluster, which the paper's mixes do not have. 0 in the paper's
+	// setups.
+	MediumFrac float64
+	// Hetero gives each job task containers of 1, 2 or 4 times <1 vcore,
+	// 2 GB>, drawn uniformly, instead of the paper's uniform containers.
+	Hetero bool
 }
 
 // The DRESS workload kinds.
@@ -69,6 +77,10 @@ const (
 	dressSmallMaxMB = 896.0
 	dressLargeMinMB = 6144.0
 	dressLargeMaxMB = 30720.0
+	// A medium job (--medium-frac) reads 1.5-6 GB in one file: 12 to 48
+	// blocks, less than half the cluster.
+	dressMediumMinMB = 1536.0
+	dressMediumMaxMB = 6144.0
 )
 
 // DRESSModel describes the model for --help.
@@ -94,6 +106,12 @@ makespan, 310 s average wait), never against DRESS's results. The input is
 cut into 128 MB blocks, one map (or first-stage task) per block; the last
 block of each file is under-loaded and its task short: the paper's heading
 tasks.
+
+Beyond the paper: --medium-frac M makes that fraction of the jobs that are
+not small read 1.5-6 GB in one file (12-48 blocks, under half the cluster)
+instead; --hetero gives each job task containers of 1, 2 or 4 times <1 vcore,
+2 GB>, drawn uniformly. Both draw from their own random stream, so without
+them the paper's setups are unchanged.
 
 Tasks: a task takes its start-up (3 s MapReduce, 1 s Spark) plus its data at
 10 MB/s times its phase's cost, varied +-8% (lognormal). Reduce and shuffle
@@ -223,6 +241,8 @@ func (s DRESS) Generate() (*workload.Workload, error) {
 		return nil, fmt.Errorf("dress: --small-frac must be in [0, 1]")
 	case s.Gap < 0:
 		return nil, fmt.Errorf("dress: --gap must not be negative")
+	case !(s.MediumFrac >= 0 && s.MediumFrac <= 1):
+		return nil, fmt.Errorf("dress: --medium-frac must be in [0, 1]")
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x64726573)) // "dres"
 	w := &workload.Workload{
@@ -237,6 +257,30 @@ func (s DRESS) Generate() (*workload.Workload, error) {
 	for _, i := range rng.Perm(s.Jobs)[:nSmall] {
 		small[i] = true
 	}
+	size := make([]int, s.Jobs)
+	for i := range size {
+		if small[i] {
+			size[i] = sizeSmall
+		} else {
+			size[i] = sizeLarge
+		}
+	}
+	var knobs *rand.Rand // the knobs draw from their own stream, so the paper's setups are unchanged
+	if s.MediumFrac > 0 || s.Hetero {
+		knobs = rand.New(rand.NewPCG(s.Seed, 0x6b6e6f62)) // "knob"
+	}
+	if s.MediumFrac > 0 {
+		var big []int
+		for i := range size {
+			if size[i] == sizeLarge {
+				big = append(big, i)
+			}
+		}
+		n := int(math.Round(s.MediumFrac * float64(len(big))))
+		for _, k := range knobs.Perm(len(big))[:n] {
+			size[big[k]] = sizeMedium
+		}
+	}
 	for i := range s.Jobs {
 		ts := types
 		if s.Kind == DRESSMixed {
@@ -246,7 +290,11 @@ func (s DRESS) Generate() (*workload.Workload, error) {
 			}
 		}
 		t := ts[rng.IntN(len(ts))]
-		j := t.job(rng, small[i])
+		task := resource.New(1, 2048)
+		if s.Hetero {
+			task = task.Mul([]int64{1, 2, 4}[knobs.IntN(3)])
+		}
+		j := t.job(rng, size[i], task)
 		j.ID = fmt.Sprintf("%02d-%s", i+1, t.name)
 		j.Submit = clock.Time(clock.Duration(i) * s.Gap)
 		w.Jobs = append(w.Jobs, j)
@@ -262,11 +310,14 @@ func logUniform(rng *rand.Rand, lo, hi float64) float64 {
 // dressBlocks draws a job's input and cuts it into blocks: the MB each block
 // holds, full blocks first and each file's under-loaded last block after
 // them.
-func dressBlocks(rng *rand.Rand, small bool) []float64 {
+func dressBlocks(rng *rand.Rand, size int) []float64 {
 	var files []float64
-	if small {
+	switch size {
+	case sizeSmall:
 		files = []float64{logUniform(rng, dressSmallMinMB, dressSmallMaxMB)}
-	} else {
+	case sizeMedium:
+		files = []float64{logUniform(rng, dressMediumMinMB, dressMediumMaxMB)}
+	default:
 		total := logUniform(rng, dressLargeMinMB, dressLargeMaxMB)
 		n := 1 + rng.IntN(3)
 		cuts := []float64{0, 1}
@@ -294,18 +345,24 @@ func dressBlocks(rng *rand.Rand, small bool) []float64 {
 	return append(full, last...)
 }
 
-// job builds one job of the type.
-func (t dressType) job(rng *rand.Rand, small bool) workload.Job {
+// A job's input size class.
+const (
+	sizeSmall = iota
+	sizeMedium
+	sizeLarge
+)
+
+// job builds one job of the type, its tasks asking for task.
+func (t dressType) job(rng *rand.Rand, size int, task resource.Vector) workload.Job {
 	startup := dressMRStartup
 	if t.spark {
 		startup = dressSparkStartup
 	}
-	blocks := dressBlocks(rng, small)
+	blocks := dressBlocks(rng, size)
 	input := 0.0
 	for _, b := range blocks {
 		input += b
 	}
-	task := resource.New(1, 2048)
 	j := workload.Job{Name: t.name, Queue: workload.DefaultQueue, AM: resource.New(1, 1024)}
 	prevTasks, prevMB := 0, 0.0 // the previous phase's outputs
 	for _, p := range t.phases {

@@ -58,6 +58,9 @@ func TestGenerateDJSFGoogleErrors(t *testing.T) {
 		{[]string{"generate", "djsf-google", "--jobs", "10"}, "no output file"},
 		{[]string{"generate", "djsf-google", "--jobs", "0", "-o", filepath.Join(dir, "x.yaml")}, "--jobs must be positive"},
 		{[]string{"generate", "djsf-google", "--load", "-1", "-o", filepath.Join(dir, "x.yaml")}, "--load must be positive"},
+		{[]string{"generate", "djsf-google", "--preset", "nature", "-o", filepath.Join(dir, "x.yaml")}, "unknown preset"},
+		{[]string{"generate", "djsf-google", "--arrivals", "rain", "-o", filepath.Join(dir, "x.yaml")}, "--arrivals must be"},
+		{[]string{"generate", "djsf-google", "--corr", "2", "-o", filepath.Join(dir, "x.yaml")}, "--corr must be"},
 	}
 	for _, tt := range tests {
 		_, errOut, code := run(t, tt.args...)
@@ -67,5 +70,30 @@ func TestGenerateDJSFGoogleErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.yaml")); err == nil {
 		t.Error("a failed generate wrote a file")
+	}
+}
+
+// --preset paper sets the regime, and a flag given explicitly wins over it.
+func TestGenerateDJSFGooglePreset(t *testing.T) {
+	dir := t.TempDir()
+	read := func(args ...string) []byte {
+		t.Helper()
+		path := filepath.Join(dir, "w.json")
+		args = append([]string{"generate", "djsf-google", "--jobs", "60", "--nodes", "4", "--seed", "2", "-o", path}, args...)
+		if _, errOut, code := run(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		b, _ := os.ReadFile(path)
+		return b
+	}
+	preset := read("--preset", "paper")
+	explicit := read("--corr", "-0.5", "--short-wide", "0.3", "--arrivals", "batch")
+	if string(preset) != string(explicit) {
+		t.Error("--preset paper differs from its flags given one by one")
+	}
+	bursts := read("--preset", "paper", "--arrivals", "bursts")
+	// A submit time of 0 is left out of the file.
+	if strings.Contains(string(preset), `"submit"`) || !strings.Contains(string(bursts), `"submit"`) {
+		t.Error("the preset is not a batch, or --arrivals after --preset did not win")
 	}
 }

@@ -40,6 +40,15 @@ func TestGenerateDRESS(t *testing.T) {
 	if _, ok := sums[0]["dress"]; ok {
 		t.Error("capacity's summary has a dress section")
 	}
+	// The table shows the release estimator's error for DRESS runs only.
+	out, errOut, code = run(t, "compare", "-q", "-w", filepath.Join(dir, "dress-mixed.yaml"), "-p", "capacity,dress")
+	if code != 0 || !strings.Contains(out, "dress releases/interval: predicted") || !strings.Contains(out, "error (MAE)") {
+		t.Errorf("compare table: exit %d %s\n%s", code, errOut, out)
+	}
+	out, _, _ = run(t, "compare", "-q", "-w", filepath.Join(dir, "dress-mixed.yaml"), "-p", "capacity,fifo")
+	if strings.Contains(out, "dress releases") {
+		t.Errorf("a table without DRESS runs shows the estimator's rows:\n%s", out)
+	}
 }
 
 func TestGenerateDRESSErrors(t *testing.T) {
@@ -47,6 +56,9 @@ func TestGenerateDRESSErrors(t *testing.T) {
 		{"generate", "dress-mixed", "--small-frac", "2", "-o", filepath.Join(t.TempDir(), "w.yaml")},
 		{"generate", "dress-mixed", "--gap", "-1", "-o", filepath.Join(t.TempDir(), "w.yaml")},
 		{"generate", "dress-spark"},
+		{"generate", "dress-mixed", "--medium-frac", "1.5", "-o", filepath.Join(t.TempDir(), "w.yaml")},
+		{"generate", "dress-stream", "--gap", "0", "-o", filepath.Join(t.TempDir(), "w.yaml")},
+		{"generate", "dress-stream", "--large", "-5", "-o", filepath.Join(t.TempDir(), "w.yaml")},
 	} {
 		_, errOut, code := run(t, args...)
 		if code != 2 || !strings.HasPrefix(errOut, "spindle: ") || strings.Contains(errOut, "goroutine") {

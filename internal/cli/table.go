@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spindle-sched/spindle/metrics"
+	"github.com/spindle-sched/spindle/policy/dress"
 	"github.com/spindle-sched/spindle/resource"
 )
 
@@ -78,6 +79,22 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 	if s0.ExternalUnmet != nil {
 		row("external unmet (vcore-s)", func(s *metrics.Summary) string { return num(&s.ExternalUnmet.VCoreS) })
 	}
+	if anyDRESS(ss) {
+		// The release estimator's error, the issue a reader of DRESS's
+		// δ needs first: predicted against observed releases per interval.
+		acc := func(f func(a dress.Accuracy) string) func(s *metrics.Summary) string {
+			return func(s *metrics.Summary) string {
+				if r, ok := s.Reports["dress"].(dress.Report); ok && r.Accuracy.Intervals > 0 {
+					return f(r.Accuracy)
+				}
+				return "-"
+			}
+		}
+		row("dress releases/interval: predicted", acc(func(a dress.Accuracy) string { return fmt.Sprintf("%.2f", a.PredictedMean) }))
+		row("  actual", acc(func(a dress.Accuracy) string { return fmt.Sprintf("%.2f", a.ActualMean) }))
+		row("  error (MAE)", acc(func(a dress.Accuracy) string { return fmt.Sprintf("%.2f", a.MAE) }))
+		row("  MAE of predicting the last", acc(func(a dress.Accuracy) string { return fmt.Sprintf("%.2f", a.MAEPersistence) }))
+	}
 	row("events", func(s *metrics.Summary) string { return strconv.FormatUint(s.Events, 10) })
 	row("wall (s)", func(s *metrics.Summary) string { return fmt.Sprintf("%.3f", s.WallS) })
 	tw.Flush()
@@ -121,6 +138,15 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 			fmt.Fprintf(out, "  %d %s (%s, asking for %d more): %s%s\n", len(g.ids), st, holds, g.asking, strings.Join(ids, ", "), more)
 		}
 	}
+}
+
+func anyDRESS(ss []*metrics.Summary) bool {
+	for _, s := range ss {
+		if _, ok := s.Reports["dress"].(dress.Report); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func num(v *float64) string {

@@ -66,13 +66,57 @@ type Config struct {
 	// Estimator off makes F ≡ 0: the ablation.
 	Estimator    bool
 	MaxAMPercent float64
+
+	// The dress+ changes, each off in the faithful scheme.
+	//
+	// Release chooses the release estimate: ReleasePaper (Algorithms 1
+	// and 2), ReleasePhase (observed per-phase task durations) or
+	// ReleaseConst (a fixed rate). Ignored when Estimator is off.
+	Release string
+	// ConstRate is ReleaseConst's rate, in task containers per second.
+	ConstRate float64
+	// Usable counts as pending only the demand that could take a
+	// container now: a job whose ApplicationMaster the AM limit holds
+	// back, or that admission control holds, wants nothing yet.
+	Usable bool
+	// Lend lets a pool take room the other pool leaves unused on a node
+	// once neither pool can place a container within its own limit. The
+	// lender gets its room back as the borrowed containers end, since a
+	// pool under its limit is served before one over it.
+	Lend bool
+	// LendAMs lets large jobs' ApplicationMasters borrow too; small jobs'
+	// always may when Lend is on.
+	LendAMs bool
+	// Floor bounds δ so that a category with usable pending demand always
+	// owns at least this share of the cluster: no category waits without
+	// bound behind the other.
+	Floor float64
 }
+
+// The release estimates.
+const (
+	ReleasePaper = "paper"
+	ReleasePhase = "phase"
+	ReleaseConst = "const"
+)
 
 // Defaults are the paper's settings (§V-A1) where it gives them.
 var Defaults = Config{
 	Variant: "dress", Theta: 0.1, Delta0: 0.1, DeltaMin: 0.01, DeltaMax: 0.99,
 	PW: 10 * clock.Second, TS: 5, TE: 5, Interval: clock.Second, Estimator: true, MaxAMPercent: 0.1,
+	Release: ReleasePaper, ConstRate: 5,
 }
+
+// PlusDefaults are dress+: DRESS with demand that counts only when it can
+// be served, lending of unused room between the pools and a floor for each
+// category.
+var PlusDefaults = func() Config {
+	c := Defaults
+	c.Variant = "dress+"
+	c.Usable, c.Lend, c.Floor = true, true, 0.2
+	c.Release = ReleasePhase
+	return c
+}()
 
 // Params reads the parameters over the given defaults.
 func Params(r *params.Reader, def Config) Config {
@@ -94,7 +138,24 @@ func Params(r *params.Reader, def Config) Config {
 	c.Horizon = r.Duration("horizon", def.Horizon, "how far ahead releases are predicted (default: one interval, the paper's F(t+1))")
 	c.Estimator = r.Choice("estimator", onOff(def.Estimator), []string{"on", "off"}, "release-pattern estimator; off makes F ≡ 0 (the ablation)") == "on"
 	c.MaxAMPercent = r.Float("max_am_percent", def.MaxAMPercent, 0, 1, fmt.Sprintf("fraction of the cluster ApplicationMasters may hold, as in Capacity (default %v); one AM may always run", def.MaxAMPercent))
+	c.Release = r.Choice("release", def.Release, []string{ReleasePaper, ReleasePhase, ReleaseConst},
+		fmt.Sprintf("release estimate when estimator=on: paper = Algorithms 1-2 and Equation 9, phase = each running task ends after its phase's mean observed duration, const = const_rate task containers per second (default %s)", def.Release))
+	c.ConstRate = r.Float("const_rate", def.ConstRate, 0, math.MaxFloat64, fmt.Sprintf("release=const: task containers released per second (default %v)", def.ConstRate))
+	c.Usable = r.Choice("demand", demandName(def.Usable), []string{"all", "usable"},
+		fmt.Sprintf("pending demand in Algorithm 3: all = every unfinished job's (the paper), usable = only jobs that could take a container now, not those the AM limit or admission holds back (default %s)", demandName(def.Usable))) == "usable"
+	c.Lend = r.Choice("lend", onOff(def.Lend), []string{"on", "off"},
+		fmt.Sprintf("lend a pool's unused room on a node to the other pool when neither can place within its limit; returned as the borrowed containers end (default %s)", onOff(def.Lend))) == "on"
+	c.LendAMs = r.Choice("lend_am", onOff(def.LendAMs), []string{"on", "off"},
+		fmt.Sprintf("with lend=on, let large jobs' ApplicationMasters borrow too (small jobs' always may) (default %s)", onOff(def.LendAMs))) == "on"
+	c.Floor = r.Float("floor", def.Floor, 0, 0.5, fmt.Sprintf("share of the cluster each category keeps while it has usable pending demand: δ stays in [floor, 1-floor]; 0 = none (default %v)", def.Floor))
 	return c
+}
+
+func demandName(usable bool) string {
+	if usable {
+		return "usable"
+	}
+	return "all"
 }
 
 func onOff(b bool) string {
@@ -130,7 +191,11 @@ type Policy struct {
 	pools [2]pool
 	live  [2][]*sched.Job // unfinished jobs of each category, by submission
 	est   *Estimator
-	tasks int // task containers running
+	phEst *PhaseEstimator // release=phase
+	tasks int             // task containers running
+	// taskUnits is what the running task containers of each category
+	// hold, for release=const.
+	taskUnits [2]int64
 
 	rec recorder
 }
@@ -164,7 +229,13 @@ func New(v *sched.View, cfg Config) (*Policy, error) {
 		p.pools[i] = pool{tasks: jobq.ByID(jobq.TaskAsks), ams: jobq.ByID(jobq.AMAsks)}
 	}
 	if cfg.Estimator {
-		p.est = NewEstimator(cfg.PW, cfg.TS, cfg.TE)
+		switch cfg.Release {
+		case ReleasePhase:
+			p.phEst = NewPhaseEstimator()
+		case ReleaseConst:
+		default:
+			p.est = NewEstimator(cfg.PW, cfg.TS, cfg.TE)
+		}
 	}
 	p.rec.init(cfg.Delta0)
 	return p, nil
@@ -224,6 +295,9 @@ func (p *Policy) JobFinished(j *sched.Job) {
 	if p.est != nil {
 		p.est.Forget(int(j.ID()))
 	}
+	if p.phEst != nil {
+		p.phEst.Forget(int(j.ID()))
+	}
 }
 
 // ContainerChanged keeps the pools' usage and feeds the estimator the
@@ -239,8 +313,12 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 	case sched.Running:
 		if !c.IsAM() {
 			p.tasks++
+			p.taskUnits[cat] += size
 			if p.est != nil {
 				p.est.Start(int(j.ID()), uint64(c.ID()), at, size)
+			}
+			if p.phEst != nil {
+				p.phEst.Start(int(j.ID()), cat, c.Phase(), uint64(c.ID()), at, size)
 			}
 		}
 	case sched.Completed, sched.Killed:
@@ -250,8 +328,12 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 		p.pools[cat].used -= size
 		if !c.IsAM() && from == sched.Running {
 			p.tasks--
+			p.taskUnits[cat] -= size
 			if p.est != nil {
 				p.est.Complete(uint64(c.ID()), at)
+			}
+			if p.phEst != nil {
+				p.phEst.Complete(uint64(c.ID()), at)
 			}
 			p.rec.released(at)
 		}
@@ -299,6 +381,38 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 			return task
 		}
 	}
+	if p.cfg.Lend {
+		return p.borrow(free)
+	}
+	return nil
+}
+
+// borrow is dress+'s lending: once neither pool can place a container
+// within its own limit, the earliest ask of either pool that fits the node
+// takes it, small jobs first. The borrower's pool then stands over its
+// limit, so it gets nothing more within its limits until the borrowed
+// containers end, and the lender is served first meanwhile.
+//
+// Large jobs borrow only for tasks unless lend_am=on: a large job's ApplicationMaster holds
+// its container, and a share of the AM limit, for the job's whole life, so
+// room lent for it would not come back as tasks end, and AMs of large jobs
+// started on borrowed room can fill the AM limit and hold back small jobs.
+// A small job's AM may borrow: its life is short.
+func (p *Policy) borrow(free resource.Vector) *sched.Ask {
+	for cat := range p.pools {
+		pl := &p.pools[cat]
+		task := pl.tasks.First(free)
+		var am *sched.Ask
+		if (cat == int(SD) || p.cfg.LendAMs) && pl.ams.Len() > 0 {
+			am = pl.ams.First(free.Min(p.amRoom()))
+		}
+		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
+			return am
+		}
+		if task != nil {
+			return task
+		}
+	}
 	return nil
 }
 
@@ -327,6 +441,9 @@ func (p *Policy) Tick(now clock.Time) {
 	in := p.inputs(now)
 	delta, branch := Adjust(in.AdjustInput)
 	p.delta = min(max(delta, p.cfg.DeltaMin), p.cfg.DeltaMax)
+	if p.cfg.Floor > 0 {
+		p.delta = applyFloor(p.delta, p.cfg.Floor, len(in.SD) > 0, len(in.LD) > 0)
+	}
 	p.rec.adjusted(now, p.delta, branch, in.predicted, p.horizon, p.tasks > 0)
 }
 
@@ -347,12 +464,21 @@ func (p *Policy) inputs(now clock.Time) inputs {
 	a2 := min(max(0, ldLimit-p.pools[LD].used), ac-a1)
 	in.A1, in.A2 = float64(a1), float64(a2)
 	var f [2]float64
+	amLeft := p.amRoom()
 	for cat := range p.live {
 		for _, j := range p.live[cat] {
 			if p.est != nil {
 				n, u := p.est.Predict(int(j.ID()), now, p.horizon)
 				f[cat] += u
 				in.predicted += n
+			}
+			if p.phEst != nil {
+				n, u := p.phEst.Predict(int(j.ID()), now, p.horizon)
+				f[cat] += u
+				in.predicted += n
+			}
+			if p.cfg.Usable && !p.usable(j, &amLeft) {
+				continue
 			}
 			if r := p.remaining(j); r > 0 {
 				if cat == int(SD) {
@@ -363,8 +489,51 @@ func (p *Policy) inputs(now clock.Time) inputs {
 			}
 		}
 	}
+	if p.cfg.Estimator && p.cfg.Release == ReleaseConst && p.tasks > 0 {
+		// A fixed number of releases per second, weighed at the mean
+		// running task and split by what each category's tasks hold.
+		n := p.cfg.ConstRate * p.horizon.Seconds()
+		n = min(n, float64(p.tasks))
+		mean := float64(p.taskUnits[SD]+p.taskUnits[LD]) / float64(p.tasks)
+		for cat := range f {
+			f[cat] = n * mean * float64(p.taskUnits[cat]) / float64(p.taskUnits[SD]+p.taskUnits[LD])
+		}
+		in.predicted = n
+	}
 	in.F1, in.F2 = f[SD], f[LD]
 	return in
+}
+
+// usable reports whether job j could take a container now: it is admitted,
+// and if it waits for its ApplicationMaster, the AM fits what the AM limit
+// leaves (amLeft, which the AMs counted so far use up, small jobs first).
+func (p *Policy) usable(j *sched.Job, amLeft *resource.Vector) bool {
+	switch j.State() {
+	case sched.Waiting, sched.Finished:
+		return false
+	case sched.Admitted:
+		if j.AM() != nil {
+			return true // allocated, starting
+		}
+		am := j.Spec().AM
+		if !am.Fits(*amLeft) {
+			return false
+		}
+		*amLeft = amLeft.Sub(am)
+	}
+	return true
+}
+
+// applyFloor keeps δ within [floor, 1-floor] for a category that has
+// pending demand, so that neither waits without bound behind the other.
+func applyFloor(delta, floor float64, sdPending, ldPending bool) float64 {
+	if sdPending {
+		delta = max(delta, floor)
+	}
+	if ldPending {
+		delta = min(delta, 1-floor)
+	}
+	return delta
 }
 
 // remaining is a pending job's resource demand r_i in units: a job none of

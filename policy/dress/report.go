@@ -142,6 +142,11 @@ type Report struct {
 	Estimator bool    `json:"estimator"`
 	IntervalS float64 `json:"interval_s"`
 	HorizonS  float64 `json:"horizon_s"`
+	// The dress+ settings, absent when they are the faithful scheme's.
+	Release string  `json:"release,omitempty"`
+	Demand  string  `json:"demand,omitempty"`
+	Lend    bool    `json:"lend,omitempty"`
+	Floor   float64 `json:"floor,omitempty"`
 	// SmallJobs and LargeJobs count the jobs by DRESS's own
 	// classification at submission.
 	SmallJobs int         `json:"small_jobs"`
@@ -202,6 +207,13 @@ func (r *recorder) report(p *Policy) Report {
 		Adjustments: r.adjustments, Branches: map[string]int{},
 		SeriesEvery: r.every, Series: r.series,
 	}
+	if p.cfg.Release != ReleasePaper {
+		rep.Release = p.cfg.Release
+	}
+	if p.cfg.Usable {
+		rep.Demand = "usable"
+	}
+	rep.Lend, rep.Floor = p.cfg.Lend, p.cfg.Floor
 	for b, n := range r.branches {
 		rep.Branches[Branch(b).String()] = n
 	}

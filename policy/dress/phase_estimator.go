@@ -1,0 +1,143 @@
+package dress
+
+import "github.com/spindle-sched/spindle/clock"
+
+// PhaseEstimator predicts releases from observed task durations instead of
+// the paper's release pattern: each running task is expected to end when it
+// has run as long as the mean RUNNING-to-COMPLETED time of the completed
+// tasks of its phase. Until a task of the phase has completed, the job's
+// other phases stand in, and before any of the job's tasks has completed, the
+// mean over every completed task of the category. A task already older than
+// that mean is overdue: it is expected to end at a constant rate of one per
+// mean duration, so over a horizon h it counts min(1, h/mean).
+//
+// Like the paper's estimator it sees only the transitions a resource manager
+// observes, never a task's true duration.
+type PhaseEstimator struct {
+	tasks map[uint64]*ptask
+	jobs  map[int]*pjob
+	cat   [2]mean
+}
+
+type ptask struct {
+	job   int
+	phase int
+	start clock.Time
+	size  int64
+	pos   int // index in its job's running
+}
+
+type pjob struct {
+	cat     Category
+	phases  map[int]*mean
+	all     mean
+	running []*ptask // a slice, not a map: sums must not depend on map order
+}
+
+type mean struct {
+	sum clock.Duration
+	n   int
+}
+
+func (m *mean) add(d clock.Duration) { m.sum += d; m.n++ }
+
+func (m mean) value() (clock.Duration, bool) {
+	if m.n == 0 {
+		return 0, false
+	}
+	return m.sum / clock.Duration(m.n), true
+}
+
+// NewPhaseEstimator returns an empty estimator.
+func NewPhaseEstimator() *PhaseEstimator {
+	return &PhaseEstimator{tasks: map[uint64]*ptask{}, jobs: map[int]*pjob{}}
+}
+
+func (e *PhaseEstimator) job(j int, c Category) *pjob {
+	pj := e.jobs[j]
+	if pj == nil {
+		pj = &pjob{cat: c, phases: map[int]*mean{}}
+		e.jobs[j] = pj
+	}
+	return pj
+}
+
+// Start records task container id of job j's phase entering RUNNING.
+func (e *PhaseEstimator) Start(j int, c Category, phase int, id uint64, at clock.Time, size int64) {
+	pj := e.job(j, c)
+	t := &ptask{job: j, phase: phase, start: at, size: size, pos: len(pj.running)}
+	e.tasks[id] = t
+	pj.running = append(pj.running, t)
+}
+
+// Complete records task container id COMPLETED at time at.
+func (e *PhaseEstimator) Complete(id uint64, at clock.Time) {
+	t := e.tasks[id]
+	if t == nil {
+		return
+	}
+	delete(e.tasks, id)
+	pj := e.jobs[t.job]
+	last := pj.running[len(pj.running)-1]
+	pj.running[t.pos], last.pos = last, t.pos
+	pj.running = pj.running[:len(pj.running)-1]
+	d := at.Sub(t.start)
+	m := pj.phases[t.phase]
+	if m == nil {
+		m = &mean{}
+		pj.phases[t.phase] = m
+	}
+	m.add(d)
+	pj.all.add(d)
+	e.cat[pj.cat].add(d)
+}
+
+// Forget drops a finished job.
+func (e *PhaseEstimator) Forget(j int) {
+	if pj := e.jobs[j]; pj != nil {
+		for id, t := range e.tasks {
+			if t.job == j {
+				delete(e.tasks, id)
+			}
+		}
+		delete(e.jobs, j)
+	}
+}
+
+// expected returns the duration a task of the job's phase is expected to
+// run, and whether there is any observation to go on.
+func (e *PhaseEstimator) expected(pj *pjob, phase int) (clock.Duration, bool) {
+	if m := pj.phases[phase]; m != nil {
+		return m.value()
+	}
+	if d, ok := pj.all.value(); ok {
+		return d, true
+	}
+	return e.cat[pj.cat].value()
+}
+
+// Predict returns the task containers job j is expected to release over
+// (now, now+h], as a count and in units.
+func (e *PhaseEstimator) Predict(j int, now clock.Time, h clock.Duration) (count, units float64) {
+	pj := e.jobs[j]
+	if pj == nil {
+		return 0, 0
+	}
+	for _, t := range pj.running {
+		d, ok := e.expected(pj, t.phase)
+		if !ok || d <= 0 {
+			continue
+		}
+		end := t.start.Add(d)
+		var w float64
+		switch {
+		case end > now && end <= now.Add(h):
+			w = 1
+		case end <= now:
+			w = min(1, float64(h)/float64(d))
+		}
+		count += w
+		units += w * float64(t.size)
+	}
+	return count, units
+}
