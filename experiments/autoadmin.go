@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -608,6 +609,16 @@ func aaMarkdown(cfg Config, plan aaPlan, homo, hetero, burstHomo []*aaCase, burs
 			}
 		}
 		p("- autoadmin+ scores below autoadmin on %d of %d settings.\n\n", worse, len(faithful))
+		lo, med, _ := aaStats(faithful)
+		yes := func(b bool) string {
+			if b {
+				return "yes"
+			}
+			return "**no**"
+		}
+		p("**Against the target** (faithful median inside the paper's 88.5–99.7 %%, min ≥ 85 %%, autoadmin+ never below autoadmin): median %.1f %% inside: %s; min %.1f %% ≥ 85 %%: %s; autoadmin+ never below: %s (below on %d settings). ",
+			med, yes(med >= 88.5 && med <= 99.7), lo, yes(lo >= 85), yes(worse == 0), worse)
+		p("The settings that stay low are those the causes in docs/autoadmin.md name: AMC = 3, where an 8-vcore node holds two 3-vcore containers, not 8/3, so RRP's arithmetic admits AMs the nodes cannot pack; and AMC = 4, TC = 1 and AMC = 3, TC = 1, where the 40 %% floor (26 vcores) sits above the best range. These are properties of the controller, not of the workload model.\n\n")
 		p("The 16 cells laid out as the paper's Table 4.1 (rows TC, columns AMC): autoadmin's Perf Score, then the paper's.\n\n")
 		p("| | AMC=1 | AMC=2 | AMC=3 | AMC=4 |\n|---|---|---|---|---|\n")
 		for tc := int64(1); tc <= 4; tc++ {
@@ -670,12 +681,22 @@ func aaMarkdown(cfg Config, plan aaPlan, homo, hetero, burstHomo []*aaCase, burs
 				a.Makespan(), aaScore(res, a), aaSeedRange(res, a), aaPaperHetero[c.exp-1], ap.Makespan(), aaScore(res, ap), aaSeedRange(res, ap))
 		}
 		p("\n")
+		var dead []string
+		for _, c := range hetero {
+			if a := aaWith(c.sweep, "autoadmin"); a.Deadlocked() {
+				dead = append(dead, fmt.Sprintf("Exp%d (%d of %d seeds)", c.exp, a.DeadlockedSeeds, len(a.Makespans)))
+			}
+		}
+		if len(dead) > 0 {
+			p("The paper's algorithm deadlocks on %s. On seed 1 of Exp2 the run stops with 33 of 60 jobs done, 13 AMs running and waiting for task containers, and 14 jobs waiting for admission: the vcores kept free of AMs are a sum over the cluster, and with AMs of 1–4 vcores arriving a second apart they are split across nodes into pieces too small for the 3- and 4-vcore tasks (the fragmentation case of docs/autoadmin.md). A controller that is safe per node is work on the controller, outside this section's changes; autoadmin+ (`safe`) does not deadlock here.\n\n", strings.Join(dead, ", "))
+		}
 	}
 
 	// Ablation.
 	p("### What each change buys\n\n")
 	p("autoadmin+ changes the paper's algorithm in five ways (docs/autoadmin.md says why): while nothing runs it takes the averages from the requests the jobs declare (`cold_start`); it drops the 40 %% floor (`floor=0`) and keeps instead the bound that guarantees some node room, free of AMs, for the largest task (`safe`); it counts the capacity that whole containers can fill on each node (`packing`); and it reserves for a job's task demand, not one task (`demand`). It was designed on these workloads, the last change after the heterogeneous runs, so its scores are not a held-out evaluation. ")
 	p("The table adds each extension alone to the paper's algorithm (`autoadmin:key=value`) and scores it on the same sweeps; deadlocks are counted over all runs.\n\n")
+	p("Heterogeneous min and mean are over the experiments that never deadlocked (how many, when not all).\n\n")
 	p("| controller | change | homogeneous min | median | > 95 %% | heterogeneous min | mean | deadlocks |\n|---|---|---|---|---|---|---|---|\n")
 	for _, ctl := range aaControllers {
 		var hs, xs []float64
@@ -691,8 +712,16 @@ func aaMarkdown(cfg Config, plan aaPlan, homo, hetero, burstHomo []*aaCase, burs
 			dead += w.DeadlockedSeeds
 		}
 		hlo, hmed, hn := aaStats(hs)
+		xs = slices.DeleteFunc(xs, math.IsNaN) // deadlocked on some seed: counted in the last column
 		xlo, _, _ := aaStats(xs)
-		p("| `%s` | %s | %.1f %% | %.1f %% | %d/%d | %.1f %% | %.1f %% | %d |\n", ctl.spec, ctl.what, hlo, hmed, hn, len(hs), xlo, aaMean(xs), dead)
+		xmin, xmean := "–", "–"
+		if len(xs) > 0 {
+			xmin, xmean = fmt.Sprintf("%.1f %%", xlo), fmt.Sprintf("%.1f %%", aaMean(xs))
+			if len(xs) < len(hetero) {
+				xmean += fmt.Sprintf(" (%d of %d)", len(xs), len(hetero))
+			}
+		}
+		p("| `%s` | %s | %.1f %% | %.1f %% | %d/%d | %s | %s | %d |\n", ctl.spec, ctl.what, hlo, hmed, hn, len(hs), xmin, xmean, dead)
 	}
 	p("\n")
 	same, runs := 0, 0
