@@ -123,7 +123,7 @@ func TestElisionIsExactUnderExternalLoad(t *testing.T) {
 						j.Deadline = 2 * j.Estimate
 					}
 				}
-				for _, pol := range []string{"fifo", "fair", "capacity:reserve=true", "drf:reserve=true", "adaptive", "reverse-adaptive", "reverse-adaptive:lookahead=0,cycle=7s"} {
+				for _, pol := range []string{"fifo", "fair", "capacity:reserve=true", "drf:reserve=true", "adaptive", "reverse-adaptive", "reverse-adaptive:lookahead=0,cycle=7s", "adaptive+"} {
 					t.Run(fmt.Sprintf("%s/load%v/seed%d/%s", timing.name, wl, seed, pol), func(t *testing.T) {
 						f, _, err := policy.Parse(pol)
 						if err != nil {
