@@ -49,7 +49,7 @@ runs 72 jobs for each of the 16 settings of --am and --task from 1 to 4;
 	fl := cmd.Flags()
 	fl.Int64Var(&h.AM, "am", h.AM, "vcores of each ApplicationMaster")
 	fl.Int64Var(&h.Task, "task", h.Task, "vcores of each map and reduce task")
-	fl.IntVar(&h.Jobs, "jobs", h.Jobs, "number of jobs in the burst")
+	fl.IntVar(&h.Jobs, "jobs", h.Jobs, "number of jobs in the batch")
 	fl.IntVar(&h.InputMB, "input-mb", h.InputMB, "input size of each job, MB")
 	mf.add(cmd)
 	fl.StringVarP(&out, "out", "o", "", "output file (.json for JSON, otherwise YAML)")
@@ -119,9 +119,9 @@ type modelFlags struct {
 func (f *modelFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.name, "model", "paper", "workload model: paper (Hadoop 2.2 defaults, spaced submissions) or burst (all at time 0, one input file, slow-start 1.0)")
-	fl.IntVar(&f.files, "teragen-files", scenario.TeragenMaps, "files of terasort's input (teragen's mapreduce.job.maps); 0 reads it as one file (default: the model's)")
-	fl.Float64Var(&f.slowStart, "slowstart", scenario.SlowStart, "fraction of maps completed before the reduce is requested, (0, 1] (default: the model's)")
-	fl.Float64Var(&f.gap, "gap", scenario.SubmitGap.Seconds(), "seconds between submissions; 0 submits every job at time 0 (default: the model's)")
+	fl.IntVar(&f.files, "teragen-files", 0, "files of terasort's input (teragen's mapreduce.job.maps); 0 reads it as one file; unset: the model's (paper 2, burst 0)")
+	fl.Float64Var(&f.slowStart, "slowstart", 0, "fraction of maps completed before the reduce is requested, in (0, 1]; unset: the model's (paper 0.05, burst 1)")
+	fl.Float64Var(&f.gap, "gap", 0, "seconds between submissions, 0 for all at time 0; unset: the model's (paper 1, burst 0)")
 }
 
 // model is the named model with the flags the user set applied over it.
