@@ -694,7 +694,7 @@ func aaMarkdown(cfg Config, plan aaPlan, homo, hetero, burstHomo []*aaCase, burs
 
 	// Ablation.
 	p("### What each change buys\n\n")
-	p("autoadmin+ changes the paper's algorithm in five ways (docs/autoadmin.md says why): while nothing runs it takes the averages from the requests the jobs declare (`cold_start`); it drops the 40 %% floor (`floor=0`) and keeps instead the bound that guarantees some node room, free of AMs, for the largest task (`safe`); it counts the capacity that whole containers can fill on each node (`packing`); and it reserves for a job's task demand, not one task (`demand`). It was designed on these workloads, the last change after the heterogeneous runs, so its scores are not a held-out evaluation. ")
+	p("autoadmin+ changes the paper's algorithm in five ways (docs/autoadmin.md says why): while nothing runs it takes the averages from the requests the jobs declare (`cold_start`); it drops the 40 %% floor (`floor=0`) and keeps instead the bound that guarantees some node room, free of AMs, for the largest task (`safe`); it counts the capacity that whole containers can fill on each node (`packing`); and it reserves for a job's task demand, not one task (`demand`). It was designed on the burst model's workloads, the last change after the heterogeneous runs; the paper model is new to it. ")
 	p("The table adds each extension alone to the paper's algorithm (`autoadmin:key=value`) and scores it on the same sweeps; deadlocks are counted over all runs.\n\n")
 	p("Heterogeneous min and mean are over the experiments that never deadlocked (how many, when not all).\n\n")
 	p("| controller | change | homogeneous min | median | > 95 %% | heterogeneous min | mean | deadlocks |\n|---|---|---|---|---|---|---|---|\n")
