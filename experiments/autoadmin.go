@@ -741,8 +741,8 @@ func aaMarkdown(cfg Config, plan aaPlan, homo, hetero, burstHomo []*aaCase, burs
 
 	// Deadlock.
 	p("### The deadlock, and YARN's own AM limits\n\n")
-	p("`fair` checks its AM share in memory only, as YARN's FairSharePolicy does: half of 96 GB is 48 AMs of 1 GB, a limit that binds before the vcores run out only for AMs of 1 vcore; with larger AMs `fair` deadlocks wherever the unlimited scheduler does. `drf` checks the same 50 %% share in every resource and `capacity` a 10 %% share: neither deadlocks, but each is one fixed point on the static curve. A Perf Score below 0 means more than twice the best static makespan.\n\n")
-	p("A burst of %d terasort jobs with AMs of %d and tasks of %d vcores, seed 1 (deadlocks counted over all seeds):\n\n", plan.Jobs, plan.Burst[0], plan.Burst[1])
+	p("`fair` checks its AM share in memory only, as YARN's FairSharePolicy does: half of 96 GB is 48 AMs of 1 GB, a limit that binds before the vcores run out only for AMs of 1 vcore; with larger AMs `fair` deadlocks wherever the unlimited scheduler does. `drf` checks the same 50 %% share in every resource and `capacity` a 10 %% share in memory (YARN's DefaultResourceCalculator; 9 AMs of 1 GB here): neither deadlocks, but each is one fixed point on the static curve. A Perf Score below 0 means more than twice the best static makespan.\n\n")
+	p("A batch of %d terasort jobs with AMs of %d and tasks of %d vcores, submitted %g s apart, seed 1 (deadlocks counted over all seeds):\n\n", plan.Jobs, plan.Burst[0], plan.Burst[1], plan.Model.Gap.Seconds())
 	p("| policy | admission | deadlocked | jobs completed | makespan (s) | stuck |\n|---|---|---|---|---|---|\n")
 	for _, r := range burst {
 		stuck := aaStuck(r.sum)
