@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"testing"
+
+	"github.com/spindle-sched/spindle/sim"
 )
 
 // The report's runs: through the runner with an exact forecast, through the
@@ -10,9 +12,11 @@ import (
 func TestAdaptiveRuns(t *testing.T) {
 	set := raSetting{exp: 2, load: 0.4}
 	cases := []raCase{
-		{set, "fifo", 0, 1},
-		{set, "reverse-adaptive", 0, 1},
-		{set, "reverse-adaptive", 0.5, 1},
+		{set, "fifo", 0, sim.Estimates{}, 1},
+		{set, "reverse-adaptive", 0, sim.Estimates{}, 1},
+		{set, "reverse-adaptive", 0.5, sim.Estimates{}, 1},
+		{set, "adaptive+", 0, sim.Estimates{Source: sim.EstimatesOracle, Error: 0.3}, 1},
+		{raSetting{exp: 2, load: 0.4, preset: "paper"}, "adaptive+", 0, sim.Estimates{Source: sim.EstimatesHistory}, 1},
 	}
 	outs, err := raRunAll(cases, 2)
 	if err != nil {
@@ -23,7 +27,7 @@ func TestAdaptiveRuns(t *testing.T) {
 			t.Errorf("%+v: %d/%d jobs, met %v, unmet %v of %v", cases[i], o.completed, o.total, o.met, o.unmet, o.demand)
 		}
 	}
-	if len(outs[0].est) != 0 || len(outs[1].est) == 0 || len(outs[2].est) == 0 {
+	if len(outs[0].est) != 0 || len(outs[1].est) == 0 || len(outs[2].est) == 0 || len(outs[3].est) == 0 {
 		t.Errorf("projections: fifo %d, reverse-adaptive %d and %d", len(outs[0].est), len(outs[1].est), len(outs[2].est))
 	}
 	if outs[1].demand != outs[2].demand {

@@ -21,4 +21,10 @@ func init() {
 			cfg := adaptive.Params(r, adaptive.Reverse)
 			return func(v *sched.View) (sched.Policy, error) { return adaptive.New(v, cfg), nil }
 		}})
+	register(Entry{Name: "adaptive+", Rank: 320,
+		Summary: "Reverse-Adaptive with triage: jobs that cannot meet their goal even alone yield; the others go least laxity first, each its s_fit, then all it can use (reverse-adaptive:triage=true)",
+		Build: func(r *params.Reader) Factory {
+			cfg := adaptive.PlusParams(r)
+			return func(v *sched.View) (sched.Policy, error) { return adaptive.New(v, cfg), nil }
+		}})
 }

@@ -41,7 +41,59 @@ type AdaptiveShared struct {
 	Burstiness    float64
 	BurstInterval clock.Duration
 	Seed          uint64
+
+	// Waves, when positive, sets TasksMean to Waves times the cluster's
+	// task containers: jobs that need several waves even alone.
+	Waves float64
+	// TightFrac of the jobs get tight goals, U[TightMin, TightMax] × their
+	// standalone runtime, whatever the other goal rule.
+	TightFrac, TightMin, TightMax float64
+	// SlackMax, when positive, gives the other jobs goals of their
+	// standalone runtime plus U[SlackMin, SlackMax]: slack independent of
+	// the job's size. Zero keeps the GoalMin..GoalMax factor.
+	SlackMin, SlackMax clock.Duration
+	// LoadShape is the transactional load's shape in experiments 2 and 3:
+	// "diurnal" (default) or "square" (LoadLow for the first half of each
+	// period, LoadHigh for the second, 1 s ramps).
+	LoadShape string
 }
+
+// AdaptivePreset returns the named preset's settings over the defaults:
+// "today" is DefaultAdaptiveShared; "paper" is the regime stated in
+// AdaptivePaperPreset.
+func AdaptivePreset(name string) (AdaptiveShared, error) {
+	a := DefaultAdaptiveShared
+	switch name {
+	case "today", "":
+		return a, nil
+	case "paper":
+		a.Waves = 2
+		a.TightFrac, a.TightMin, a.TightMax = 0.3, 1.2, 1.5
+		a.SlackMin, a.SlackMax = 300*clock.Second, 1800*clock.Second
+		return a, nil
+	}
+	return a, fmt.Errorf("adaptive-shared: --preset must be today or paper, got %q", name)
+}
+
+// AdaptivePaperPreset states what --preset paper assumes and why.
+const AdaptivePaperPreset = `--preset paper reads the paper's text for what it implies about jobs and
+goals, and fixes numbers the text does not give (ours, set before any run):
+  - "jobs are dynamically submitted by users": Poisson arrivals, as by
+    default;
+  - the Adaptive Scheduler's model estimates how many tasks a job must run
+    in parallel over time, which only matters when a job runs in several
+    waves: --waves 2 (a job's mean task count is twice the cluster's task
+    containers);
+  - "each job is associated with a completion time goal provided by users":
+    a user's deadline does not scale with the job, so slack is drawn in
+    seconds, U[300 s, 1800 s] over the standalone runtime (--slack-min,
+    --slack-max), and some users are in a hurry: 30 % of the jobs get
+    U[1.2, 1.5] x their standalone runtime (--tight-frac, --tight-min,
+    --tight-max);
+  - "the usage of the front-end changes significantly over time" and is
+    "predicted in the form of a given function f(t)": the diurnal curve of
+    experiment 2, as by default.
+Flags given with --preset override it.`
 
 // DefaultAdaptiveShared holds the documented defaults.
 var DefaultAdaptiveShared = AdaptiveShared{
@@ -131,6 +183,16 @@ func (a AdaptiveShared) Generate() (*workload.Workload, error) {
 		return nil, fmt.Errorf("adaptive-shared: --burstiness must be >= 0")
 	case a.BurstInterval < 2*clock.Second:
 		return nil, fmt.Errorf("adaptive-shared: --burst-interval must be at least 2s")
+	case !(a.Waves >= 0) || math.IsInf(a.Waves, 0):
+		return nil, fmt.Errorf("adaptive-shared: --waves must be >= 0")
+	case !(a.TightFrac >= 0 && a.TightFrac <= 1):
+		return nil, fmt.Errorf("adaptive-shared: --tight-frac must be in [0, 1]")
+	case a.TightFrac > 0 && !(a.TightMin >= 1 && a.TightMax >= a.TightMin && !math.IsInf(a.TightMax, 0)):
+		return nil, fmt.Errorf("adaptive-shared: tight goals need 1 <= --tight-min <= --tight-max")
+	case a.SlackMin < 0 || a.SlackMax < a.SlackMin:
+		return nil, fmt.Errorf("adaptive-shared: slack needs 0 <= --slack-min <= --slack-max")
+	case a.LoadShape != "" && a.LoadShape != "diurnal" && a.LoadShape != "square":
+		return nil, fmt.Errorf("adaptive-shared: --load-shape must be diurnal or square, got %q", a.LoadShape)
 	}
 	node := resource.New(a.NodeVCores, a.NodeMemory)
 	perNode := adaptiveTask.CountIn(node)
@@ -146,7 +208,14 @@ func (a AdaptiveShared) Generate() (*workload.Workload, error) {
 		},
 	}
 	rng := rand.New(rand.NewPCG(a.Seed, 0x61647370)) // "adsp": the jobs, the same in every experiment
-	countMu := math.Log(a.TasksMean) - adaptiveTasksSigma*adaptiveTasksSigma/2
+	// Goals other than the default factor come from their own stream, so
+	// that the jobs themselves do not change with them.
+	goalRNG := rand.New(rand.NewPCG(a.Seed, 0x676f616c)) // "goal"
+	tasksMean := a.TasksMean
+	if a.Waves > 0 {
+		tasksMean = a.Waves * float64(a.Nodes*perNode)
+	}
+	countMu := math.Log(tasksMean) - adaptiveTasksSigma*adaptiveTasksSigma/2
 	work := 0.0
 	for i := range a.Jobs {
 		n := max(1, int(math.Round(math.Exp(countMu+adaptiveTasksSigma*rng.NormFloat64()))))
@@ -163,8 +232,18 @@ func (a AdaptiveShared) Generate() (*workload.Workload, error) {
 		}
 		alone := j.Standalone(nodes)
 		goal := a.GoalMin + (a.GoalMax-a.GoalMin)*rng.Float64()
+		deadline := goal * float64(alone)
+		if a.TightFrac > 0 || a.SlackMax > 0 {
+			tight, u := goalRNG.Float64() < a.TightFrac, goalRNG.Float64()
+			switch {
+			case tight:
+				deadline = (a.TightMin + (a.TightMax-a.TightMin)*u) * float64(alone)
+			case a.SlackMax > 0:
+				deadline = float64(alone) + float64(a.SlackMin) + float64(a.SlackMax-a.SlackMin)*u
+			}
+		}
 		j.Estimate = alone
-		j.Deadline = clock.Duration(math.Round(goal*float64(alone)/float64(clock.Millisecond))) * clock.Millisecond
+		j.Deadline = clock.Duration(math.Round(deadline/float64(clock.Millisecond))) * clock.Millisecond
 		w.Jobs = append(w.Jobs, j)
 	}
 	window := work / (a.Load * float64(a.Nodes*perNode))
@@ -180,15 +259,28 @@ func (a AdaptiveShared) Generate() (*workload.Workload, error) {
 	return finish("adaptive-shared", w)
 }
 
-// diurnalAt is the diurnal curve at t: its trough at 0, its peak at P/2.
+// diurnalAt is the diurnal curve at t: its trough at 0, its peak at P/2;
+// the square shape is low for the first half of the period, high after.
 func (a AdaptiveShared) diurnalAt(t clock.Duration) float64 {
 	x := float64(t%a.Period) / float64(a.Period)
+	if a.LoadShape == "square" {
+		if x < 0.5 {
+			return a.LoadLow
+		}
+		return a.LoadHigh
+	}
 	return a.LoadLow + (a.LoadHigh-a.LoadLow)*(1-math.Cos(2*math.Pi*x))/2
 }
 
 // diurnal is experiment 2's load: the diurnal curve with a knot every
-// P/24, repeating.
+// P/24, repeating; the square shape has knots at its two steps instead.
 func (a AdaptiveShared) diurnal() *workload.ExternalLoad {
+	if a.LoadShape == "square" {
+		half := a.Period / 2
+		return &workload.ExternalLoad{Period: a.Period, Points: []workload.LoadPoint{
+			{At: 0, Frac: round4(a.LoadLow)}, {At: half - clock.Second, Frac: round4(a.LoadLow)},
+			{At: half, Frac: round4(a.LoadHigh)}, {At: a.Period - clock.Second, Frac: round4(a.LoadHigh)}}}
+	}
 	l := &workload.ExternalLoad{Period: a.Period}
 	for k := range adaptiveDiurnalKnots {
 		at := a.Period * clock.Duration(k) / adaptiveDiurnalKnots

@@ -156,3 +156,84 @@ func TestAdaptiveSharedDeterministicAndChecked(t *testing.T) {
 		}
 	}
 }
+
+// The goal knobs change goals only: the same jobs, goals of U[1.2, 1.5] ×
+// the standalone runtime on about the tight fraction, the standalone
+// runtime plus U[300, 1800] s on the rest; --waves scales the task count;
+// the square shape steps between low and high each half period.
+func TestAdaptiveSharedKnobs(t *testing.T) {
+	base := scenario.DefaultAdaptiveShared
+	plain, err := base.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := base
+	k.TightFrac, k.TightMin, k.TightMax = 0.3, 1.2, 1.5
+	k.SlackMin, k.SlackMax = 300*clock.Second, 1800*clock.Second
+	w, err := k.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tight := 0
+	for i, j := range w.Jobs {
+		p := plain.Jobs[i]
+		if j.Phases[0].Tasks != p.Phases[0].Tasks || j.Submit != p.Submit || j.Estimate != p.Estimate {
+			t.Fatalf("job %d changed: %+v vs %+v", i, j, p)
+		}
+		f := float64(j.Deadline) / float64(j.Estimate)
+		slack := j.Deadline - j.Estimate
+		switch {
+		case f >= 1.2-1e-6 && f <= 1.5+1e-6 && slack < 300*clock.Second:
+			tight++
+		case slack >= 300*clock.Second-clock.Millisecond && slack <= 1800*clock.Second+clock.Millisecond:
+		default:
+			t.Errorf("job %d: goal %v for a runtime of %v", i, j.Deadline, j.Estimate)
+		}
+	}
+	if tight < 15 || tight > 45 {
+		t.Errorf("%d tight goals of 100, want about 30", tight)
+	}
+	wv := base
+	wv.Waves = 2
+	big, err := wv.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, j := range big.Jobs {
+		n += j.Phases[0].Tasks
+	}
+	if mean := float64(n) / float64(len(big.Jobs)); mean < 200 || mean > 450 {
+		t.Errorf("mean tasks %v with --waves 2 on 160 task containers, want about 320", mean)
+	}
+	sq := base
+	sq.LoadShape = "square"
+	sw, err := sq.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := sw.Cluster.ExternalLoad
+	if len(l.Points) != 4 || l.Points[0].Frac != 0.1 || l.Points[2].Frac != 0.6 || l.Points[2].At != 900*clock.Second || l.Period != 1800*clock.Second {
+		t.Errorf("square load %+v", l)
+	}
+	if p, err := scenario.AdaptivePreset("paper"); err != nil || p.Waves != 2 || p.TightFrac != 0.3 || p.SlackMax != 1800*clock.Second {
+		t.Errorf("paper preset %+v, %v", p, err)
+	}
+	if p, err := scenario.AdaptivePreset("today"); err != nil || !reflect.DeepEqual(p, scenario.DefaultAdaptiveShared) {
+		t.Errorf("today preset %+v, %v", p, err)
+	}
+	for _, bad := range []scenario.AdaptiveShared{
+		func() scenario.AdaptiveShared { a := base; a.TightFrac = 2; return a }(),
+		func() scenario.AdaptiveShared { a := base; a.TightFrac, a.TightMin, a.TightMax = 0.5, 0.5, 1; return a }(),
+		func() scenario.AdaptiveShared { a := base; a.SlackMin, a.SlackMax = 10, 5; return a }(),
+		func() scenario.AdaptiveShared { a := base; a.LoadShape = "wave"; return a }(),
+		func() scenario.AdaptiveShared { a := base; a.Waves = -1; return a }(),
+	} {
+		if _, err := bad.Generate(); err == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
+	if _, err := scenario.AdaptivePreset("x"); err == nil {
+		t.Error("unknown preset accepted")
+	}
+}

@@ -33,6 +33,21 @@ const (
 	// PiMaps is the number of maps of a pi job (pi 10 1000): pi reads no
 	// input, and its maps only sample, so each costs TaskStartup.
 	PiMaps = 10
+	// TeragenMaps is how many files teragen writes, hence how many files
+	// terasort reads: mapreduce.job.maps, whose default is 2. Each file is
+	// split at SplitMB, so 100 MB of teragen output is 2 maps of 50 MB.
+	TeragenMaps = 2
+	// SlowStart is mapreduce.job.reduce.slowstart.completedmaps in
+	// mapred-default.xml (Hadoop 2.2): a job asks for its reduces once this
+	// fraction of its maps has completed, and the reduces then hold their
+	// containers while the remaining maps run.
+	SlowStart = 0.05
+	// SubmitGap is the spacing of submissions in the paper model: the jobs
+	// of a batch are submitted one after another from one client, and each
+	// hadoop-jar submission (client JVM, staging the job, computing splits)
+	// takes about a second before the resource manager sees the next. The
+	// paper says only "a batch"; the second is our assumption.
+	SubmitGap = clock.Second
 	// containerMemory is the memory of every AM and task container. The
 	// paper studies vcores alone; at 1 GB no node's memory (12 GB for 8
 	// vcores) can bind before its vcores do.
@@ -47,21 +62,91 @@ var shuffleRatio = map[string]float64{"terasort": 1, "wordcount": 0, "wordmean":
 
 // AutoAdminModel describes the model for --help.
 const AutoAdminModel = `The cluster is the paper's: 8 nodes of <8 vcores, 12 GB> (64 vcores), with
-YARN's default timing (1 s heartbeats, 1 s container launch +-25%). Every job
-arrives at time 0, a burst. Each job is a MapReduce job with an AM and two
-phases, map then reduce (requested once every map has completed):
-  - maps: one per 128 MB split of the input (the last one takes the
-    remainder); pi reads no input and has 10 maps (pi 10 1000);
+YARN's default timing (1 s heartbeats, 1 s container launch +-25%). Each job
+is a MapReduce job with an AM and two phases, map then reduce.
+
+--model paper (the default) follows Hadoop 2.2's defaults where the paper is
+silent:
+  - arrivals: the batch is submitted one job after another from one client,
+    1 s apart (--gap; the paper says only "a batch", the second is our
+    estimate of one hadoop-jar submission);
+  - terasort reads teragen's output, which is 2 files (teragen runs
+    mapreduce.job.maps = 2 maps, one file each), each split at 128 MB: so a
+    100 MB terasort has 2 maps of 50 MB;
+  - reduce slow-start 0.05 (mapreduce.job.reduce.slowstart.completedmaps):
+    the reduce is requested once 5 % of the maps have completed, and holds
+    its container while the other maps run.
+--model burst (the model before the paper model) submits every job at time
+0, splits every input as one file, and requests the reduce once every map
+has completed (slow-start 1.0).
+
+In both models:
+  - maps: one per 128 MB split of each input file (the last split of a file
+    takes the remainder); pi reads no input and has 10 maps (pi 10 1000);
+    wordcount and wordmean read their input as one file;
   - reduces: 1 (MapReduce's default; wordmean and pi always use one);
   - a task takes 3 s of start-up plus its data at 10 MB/s: a map its split,
     the reduce its shuffled input, which is the whole input for terasort and
-    nothing worth counting for wordcount (combined), wordmean and pi;
+    nothing worth counting for wordcount (combined), wordmean and pi; an
+    early reduce's duration is its own work, not the wait for the last map;
   - a task's vcores do not change its duration (YARN does not enforce vcores
     by default, and a MapReduce task runs one thread);
   - every container has 1 GB of memory, so vcores are the only bottleneck,
     as in the paper.
-So a 100 MB terasort is 1 map of 13 s then 1 reduce of 13 s, and a 400 MB
-wordcount is 4 maps of 15.8, 15.8, 15.8 and 4.6 s then 1 reduce of 3 s.`
+So in the paper model a 100 MB terasort is 2 maps of 8 s and 1 reduce of
+13 s, requested when the first map completes; in the burst model it is 1 map
+of 13 s then 1 reduce of 13 s.`
+
+// Model selects the MapReduce workload model of the AutoAdmin generators.
+type Model struct {
+	// Name is "paper" or "burst"; it fixes the defaults of the fields below
+	// through ModelNamed.
+	Name string
+	// TeragenFiles is how many files terasort's input comes in; 0 reads it
+	// as one file.
+	TeragenFiles int
+	// SlowStart is the fraction of maps completed before the reduce is
+	// requested, in (0, 1]; 0 means 1, so the zero Model is the burst model.
+	SlowStart float64
+	// Gap spaces submissions; 0 submits every job at time 0.
+	Gap clock.Duration
+}
+
+// PaperModel and BurstModel are the two named models (see AutoAdminModel).
+var (
+	PaperModel = Model{Name: "paper", TeragenFiles: TeragenMaps, SlowStart: SlowStart, Gap: SubmitGap}
+	BurstModel = Model{Name: "burst", TeragenFiles: 0, SlowStart: 1, Gap: 0}
+)
+
+// ModelNamed returns the named model.
+func ModelNamed(name string) (Model, error) {
+	switch name {
+	case "paper", "":
+		return PaperModel, nil
+	case "burst":
+		return BurstModel, nil
+	}
+	return Model{}, fmt.Errorf("--model must be paper or burst, got %q", name)
+}
+
+func (m Model) validate(gen string) error {
+	switch {
+	case !(m.SlowStart >= 0 && m.SlowStart <= 1):
+		return fmt.Errorf("%s: --slowstart must be in (0, 1], got %v", gen, m.SlowStart)
+	case m.Gap < 0:
+		return fmt.Errorf("%s: --gap must not be negative, got %v", gen, m.Gap)
+	case m.TeragenFiles < 0:
+		return fmt.Errorf("%s: --teragen-files must not be negative, got %d", gen, m.TeragenFiles)
+	}
+	return nil
+}
+
+// space submits jobs in order, Gap apart.
+func (m Model) space(jobs []workload.Job) {
+	for i := range jobs {
+		jobs[i].Submit = clock.Time(clock.Duration(i) * m.Gap)
+	}
+}
 
 // AutoAdminHomogeneous is §2.3 and §4.2.1: a burst of identical terasort
 // jobs with AMs of AM vcores and map and reduce tasks of Task vcores.
@@ -69,10 +154,12 @@ type AutoAdminHomogeneous struct {
 	AM, Task int64 // vcores
 	Jobs     int
 	InputMB  int
+	Model    Model
 }
 
-// DefaultAutoAdminHomogeneous is §4.2.1's round: 72 terasort jobs on 100 MB.
-var DefaultAutoAdminHomogeneous = AutoAdminHomogeneous{AM: 1, Task: 1, Jobs: 72, InputMB: 100}
+// DefaultAutoAdminHomogeneous is §4.2.1's round: 72 terasort jobs on 100 MB,
+// in the paper model.
+var DefaultAutoAdminHomogeneous = AutoAdminHomogeneous{AM: 1, Task: 1, Jobs: 72, InputMB: 100, Model: PaperModel}
 
 // Generate builds the workload.
 func (h AutoAdminHomogeneous) Generate() (*workload.Workload, error) {
@@ -86,12 +173,16 @@ func (h AutoAdminHomogeneous) Generate() (*workload.Workload, error) {
 	case h.InputMB < 1:
 		return nil, fmt.Errorf("autoadmin-homogeneous: --input-mb must be positive, got %d", h.InputMB)
 	}
+	if err := h.Model.validate("autoadmin-homogeneous"); err != nil {
+		return nil, err
+	}
 	w := autoAdminCluster()
 	width := len(fmt.Sprint(h.Jobs))
 	for i := range h.Jobs {
 		id := fmt.Sprintf("terasort-%0*d", width, i+1)
-		w.Jobs = append(w.Jobs, MapReduceJob(id, "terasort", h.InputMB, h.AM, h.Task, h.Task))
+		w.Jobs = append(w.Jobs, h.Model.Job(id, "terasort", h.InputMB, h.AM, h.Task, h.Task))
 	}
+	h.Model.space(w.Jobs)
 	return finish("autoadmin-homogeneous", w)
 }
 
@@ -115,13 +206,19 @@ var HeteroExperiments = [6][]HeteroRow{
 
 // AutoAdminHetero is §4.2.2: experiment Exp (1 to 6) of Table 4.2. The
 // benchmarks' jobs are submitted in turn, in the table's row order
-// (terasort, wordmean, wordcount, pi, terasort, ...), all at time 0.
-type AutoAdminHetero struct{ Exp int }
+// (terasort, wordmean, wordcount, pi, terasort, ...), spaced as Model says.
+type AutoAdminHetero struct {
+	Exp   int
+	Model Model
+}
 
 // Generate builds the workload.
 func (h AutoAdminHetero) Generate() (*workload.Workload, error) {
 	if h.Exp < 1 || h.Exp > len(HeteroExperiments) {
 		return nil, fmt.Errorf("autoadmin-hetero: --exp must be 1 to %d, got %d", len(HeteroExperiments), h.Exp)
+	}
+	if err := h.Model.validate("autoadmin-hetero"); err != nil {
+		return nil, err
 	}
 	rows := HeteroExperiments[h.Exp-1]
 	w := autoAdminCluster()
@@ -134,10 +231,11 @@ func (h AutoAdminHetero) Generate() (*workload.Workload, error) {
 		for _, r := range rows {
 			if i < r.Jobs {
 				id := fmt.Sprintf("%s-%0*d", r.Bench, width, i+1)
-				w.Jobs = append(w.Jobs, MapReduceJob(id, r.Bench, r.InputMB, r.AM, r.Map, r.Reduce))
+				w.Jobs = append(w.Jobs, h.Model.Job(id, r.Bench, r.InputMB, r.AM, r.Map, r.Reduce))
 			}
 		}
 	}
+	h.Model.space(w.Jobs)
 	return finish(fmt.Sprintf("autoadmin-hetero exp %d", h.Exp), w)
 }
 
@@ -151,30 +249,52 @@ func autoAdminCluster() *workload.Workload {
 	}
 }
 
-// MapReduceJob is one job of the model (see AutoAdminModel): bench is
-// terasort, wordcount, wordmean or pi; inputMB is ignored for pi; am, mapVC
-// and reduceVC are container sizes in vcores.
+// MapReduceJob is one job of the burst model (see AutoAdminModel): bench
+// is terasort, wordcount, wordmean or pi; inputMB is ignored for pi; am,
+// mapVC and reduceVC are container sizes in vcores.
 func MapReduceJob(id, bench string, inputMB int, am, mapVC, reduceVC int64) workload.Job {
+	return BurstModel.Job(id, bench, inputMB, am, mapVC, reduceVC)
+}
+
+// Job is one job of model m (see AutoAdminModel), with its submit time left
+// at 0.
+func (m Model) Job(id, bench string, inputMB int, am, mapVC, reduceVC int64) workload.Job {
 	var maps []clock.Duration
 	if bench == "pi" {
 		for range PiMaps {
 			maps = append(maps, TaskStartup)
 		}
 	} else {
-		for left := inputMB; left > 0; left -= SplitMB {
-			maps = append(maps, taskTime(float64(min(left, SplitMB))))
+		files := 1
+		if bench == "terasort" && m.TeragenFiles > 0 {
+			files = m.TeragenFiles
+		}
+		for f := range files {
+			// teragen gives its maps equal shares of the rows; the
+			// first files take the remainder.
+			size := inputMB / files
+			if f < inputMB%files {
+				size++
+			}
+			for left := size; left > 0; left -= SplitMB {
+				maps = append(maps, taskTime(float64(min(left, SplitMB))))
+			}
 		}
 	}
 	reduce := taskTime(float64(inputMB) * shuffleRatio[bench])
 	if bench == "pi" {
 		reduce = TaskStartup
 	}
+	slow := m.SlowStart
+	if slow == 0 {
+		slow = 1
+	}
 	return workload.Job{
 		ID: id, Name: bench, Queue: workload.DefaultQueue,
 		AM: resource.New(am, containerMemory),
 		Phases: []workload.Phase{
 			{Name: "map", Tasks: len(maps), Request: resource.New(mapVC, containerMemory), Durations: compact(maps), StartAfter: 1},
-			{Name: "reduce", Tasks: 1, Request: resource.New(reduceVC, containerMemory), Durations: []clock.Duration{reduce}, StartAfter: 1},
+			{Name: "reduce", Tasks: 1, Request: resource.New(reduceVC, containerMemory), Durations: []clock.Duration{reduce}, StartAfter: slow},
 		},
 	}
 }

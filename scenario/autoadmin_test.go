@@ -119,10 +119,62 @@ func TestAutoAdminErrors(t *testing.T) {
 		{AutoAdminHomogeneous{AM: 1, Task: 1, Jobs: 1, InputMB: 0}.Generate, "--input-mb"},
 		{AutoAdminHetero{Exp: 0}.Generate, "--exp"},
 		{AutoAdminHetero{Exp: 7}.Generate, "--exp"},
+		{AutoAdminHomogeneous{AM: 1, Task: 1, Jobs: 1, InputMB: 100, Model: Model{SlowStart: 1.5}}.Generate, "--slowstart"},
+		{AutoAdminHomogeneous{AM: 1, Task: 1, Jobs: 1, InputMB: 100, Model: Model{Gap: -1}}.Generate, "--gap"},
+		{AutoAdminHetero{Exp: 1, Model: Model{TeragenFiles: -1}}.Generate, "--teragen-files"},
+		{func() (*workload.Workload, error) { _, err := ModelNamed("hadoop"); return nil, err }, "--model"},
 	}
 	for _, c := range cases {
 		if _, err := c.gen(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one naming %s", err, c.want)
 		}
+	}
+}
+
+// The paper model, worked by hand: teragen's 2 files of 50 MB are 2 maps of
+// 3 s + 5 s; the reduce shuffles all 100 MB (13 s) and is asked for at
+// slow-start 0.05, i.e. once the first map is done; jobs come 1 s apart. At
+// 400 MB each file is 200 MB, split 128 + 72: maps of 15.8 and 10.2 s twice.
+// Other benchmarks read one file, as in the burst model.
+func TestPaperModel(t *testing.T) {
+	w, err := AutoAdminHomogeneous{AM: 2, Task: 3, Jobs: 3, InputMB: 100, Model: PaperModel}.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range w.Jobs {
+		m, r := j.Phases[0], j.Phases[1]
+		if j.Submit != clock.Time(i)*clock.Time(clock.Second) || m.Tasks != 2 || m.Duration(0) != 8*clock.Second || m.Duration(1) != 8*clock.Second ||
+			r.Tasks != 1 || r.Duration(0) != 13*clock.Second || r.StartAfter != 0.05 || j.AM != resource.New(2, 1024) || m.Request != resource.New(3, 1024) {
+			t.Errorf("job %d: submit %v, %d maps of %v, reduce %v at %v", i, j.Submit, m.Tasks, m.Durations, r.Durations, r.StartAfter)
+		}
+	}
+	cases := []struct {
+		bench   string
+		inputMB int
+		maps    []clock.Duration
+	}{
+		{"terasort", 400, secs(15.8, 10.2, 15.8, 10.2)},
+		{"terasort", 101, secs(8.1, 8)},
+		{"wordcount", 400, secs(15.8, 15.8, 15.8, 4.6)},
+		{"pi", 0, secs(3, 3, 3, 3, 3, 3, 3, 3, 3, 3)},
+	}
+	for _, c := range cases {
+		j := PaperModel.Job("x", c.bench, c.inputMB, 1, 1, 1)
+		var got []clock.Duration
+		for i := range j.Phases[0].Tasks {
+			got = append(got, j.Phases[0].Duration(i))
+		}
+		if !reflect.DeepEqual(got, c.maps) || j.Phases[1].StartAfter != 0.05 {
+			t.Errorf("%s %d MB: maps %v, start_after %v; want maps %v, 0.05", c.bench, c.inputMB, got, j.Phases[1].StartAfter, c.maps)
+		}
+	}
+	// The zero Model is the burst model.
+	b, _ := AutoAdminHomogeneous{AM: 2, Task: 3, Jobs: 3, InputMB: 100}.Generate()
+	c, _ := AutoAdminHomogeneous{AM: 2, Task: 3, Jobs: 3, InputMB: 100, Model: BurstModel}.Generate()
+	if !reflect.DeepEqual(b, c) || b.Jobs[2].Submit != 0 || b.Jobs[0].Phases[0].Tasks != 1 || b.Jobs[0].Phases[1].StartAfter != 1 {
+		t.Errorf("zero model %+v differs from the burst model", b.Jobs[2])
+	}
+	if DefaultAutoAdminHomogeneous.Model != PaperModel {
+		t.Error("the generator's default is not the paper model")
 	}
 }

@@ -111,6 +111,26 @@ func (v *View) LoadForecast() *cluster.LoadCurve { return v.c.forecast }
 // nodes it declined before should be offered again.
 func (v *View) Reconsider() { v.c.reconsider() }
 
+// Revisiter is implemented by drivers that can honour ReconsiderNode more
+// precisely than Reconsider.
+type Revisiter interface{ Revisit(n *cluster.Node) }
+
+// ReconsiderNode is Reconsider for a policy that declines node n, during
+// n's own update, although n has room and the policy would use it at n's
+// next heartbeat (YARN's Fair scheduler assigns one container per
+// heartbeat by default). The driver must deliver that heartbeat.
+func (v *View) ReconsiderNode(n *cluster.Node) {
+	c := v.c
+	if !c.HasDemand() {
+		return
+	}
+	if r, ok := c.driver.(Revisiter); ok {
+		r.Revisit(n)
+		return
+	}
+	c.driver.Reconsider()
+}
+
 // Reporter is implemented by policies and admission controllers with
 // internals worth showing (a reservation ratio over time, job sets, a
 // predicted reservation): Report names the section and returns a value that

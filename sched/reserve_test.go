@@ -9,8 +9,11 @@ import (
 	"github.com/spindle-sched/spindle/sched"
 )
 
+// reservingFair fills a node in one update (assign_multiple), so that the
+// tests see the core's reservation mechanics, not Fair's one container per
+// heartbeat.
 func reservingFair(v *sched.View) (sched.Policy, error) {
-	return fair.New(v, fair.Config{Mode: fair.DRF, MaxAMShare: -1, Reserve: true}), nil
+	return fair.New(v, fair.Config{Mode: fair.DRF, MaxAMShare: -1, Reserve: true, AssignMultiple: true}), nil
 }
 
 func oneTask(key string, req resource.Vector) sched.JobSpec {

@@ -94,7 +94,7 @@ func TestAdaptiveDeterminism(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pol := range []string{"adaptive", "reverse-adaptive"} {
+	for _, pol := range []string{"adaptive", "reverse-adaptive", "adaptive+"} {
 		f, _, err := policy.Parse(pol)
 		if err != nil {
 			t.Fatal(err)

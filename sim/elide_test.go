@@ -37,7 +37,7 @@ func TestElisionIsExact(t *testing.T) {
 					w.Cluster.NodeHeartbeat, w.Cluster.AMHeartbeat = 5, 5
 					w.Cluster.LaunchDelay = 10
 				}
-				for _, pol := range []string{"fifo", "fifo:strict=true", "capacity", "capacity:max_am_percent=0.05", "capacity:reserve=true", "fair", "drf", "fair:max_am_share=0.1", "drf:reserve=true"} {
+				for _, pol := range []string{"fifo", "fifo:strict=true", "capacity", "capacity:max_am_percent=0.05", "capacity:reserve=true", "fair", "drf", "fair:max_am_share=0.1", "drf:reserve=true", "fair:assign_multiple=true", "fair:reserve=true"} {
 					t.Run(fmt.Sprintf("%s/load%v/seed%d/%s", name, load, seed, pol), func(t *testing.T) {
 						f, _, err := policy.Parse(pol)
 						if err != nil {
@@ -123,7 +123,7 @@ func TestElisionIsExactUnderExternalLoad(t *testing.T) {
 						j.Deadline = 2 * j.Estimate
 					}
 				}
-				for _, pol := range []string{"fifo", "fair", "capacity:reserve=true", "drf:reserve=true", "adaptive", "reverse-adaptive", "reverse-adaptive:lookahead=0,cycle=7s"} {
+				for _, pol := range []string{"fifo", "fair", "capacity:reserve=true", "drf:reserve=true", "adaptive", "reverse-adaptive", "reverse-adaptive:lookahead=0,cycle=7s", "adaptive+"} {
 					t.Run(fmt.Sprintf("%s/load%v/seed%d/%s", timing.name, wl, seed, pol), func(t *testing.T) {
 						f, _, err := policy.Parse(pol)
 						if err != nil {

@@ -880,6 +880,18 @@ func (d *driver) Reconsider() {
 	}
 }
 
+// Revisit is Reconsider for a node whose update the policy cut short while
+// it still has room (one container per heartbeat): the sweep must include
+// that node's next heartbeat, so its room is recorded before the sweep arms,
+// not only after the update.
+func (d *driver) Revisit(n *cluster.Node) {
+	s := (*simulator)(d)
+	if !s.ideal && !s.opt.EveryHeartbeat {
+		s.refresh(int(n.ID()))
+	}
+	d.Reconsider()
+}
+
 func (d *driver) AcceptLowered() {
 	s := (*simulator)(d)
 	for id := range s.nodes {

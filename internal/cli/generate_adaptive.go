@@ -11,12 +11,13 @@ func init() { scenarioCommands = append(scenarioCommands, newGenerateAdaptiveSha
 
 func newGenerateAdaptiveShared() *cobra.Command {
 	a := scenario.DefaultAdaptiveShared
-	var out string
+	var out, preset string
 	period, interval := a.Period.Seconds(), a.BurstInterval.Seconds()
+	var slackMin, slackMax float64
 	cmd := &cobra.Command{
-		Use:   "adaptive-shared --exp N [--burstiness B] [--seed S] -o FILE",
+		Use:   "adaptive-shared --exp N [--preset today|paper] [--burstiness B] [--seed S] -o FILE",
 		Short: "MapReduce jobs with goals on machines shared with a transactional load (the Reverse-Adaptive paper's experiments)",
-		Long:  scenario.AdaptiveSharedModel,
+		Long:  scenario.AdaptiveSharedModel + "\n\n" + scenario.AdaptivePaperPreset,
 		Example: `  spindle generate adaptive-shared --exp 2 --seed 1 -o exp2.json
   spindle compare -w exp2.json -p fifo,adaptive,reverse-adaptive
   spindle generate adaptive-shared --exp 3 --burstiness 3 -o exp3.json`,
@@ -31,6 +32,35 @@ func newGenerateAdaptiveShared() *cobra.Command {
 			}
 			if a.BurstInterval, ok = clock.FromSeconds(interval); !ok {
 				return usagef("--burst-interval: %v is not a number of seconds", interval)
+			}
+			if a.SlackMin, ok = clock.FromSeconds(slackMin); !ok {
+				return usagef("--slack-min: %v is not a number of seconds", slackMin)
+			}
+			if a.SlackMax, ok = clock.FromSeconds(slackMax); !ok {
+				return usagef("--slack-max: %v is not a number of seconds", slackMax)
+			}
+			pre, err := scenario.AdaptivePreset(preset)
+			if err != nil {
+				return usageError{err}
+			}
+			if preset == "paper" {
+				// The preset sets the knobs below; a flag given overrides it.
+				fl := cmd.Flags()
+				keep := func(name string, dst *float64, v float64) {
+					if !fl.Changed(name) {
+						*dst = v
+					}
+				}
+				keep("waves", &a.Waves, pre.Waves)
+				keep("tight-frac", &a.TightFrac, pre.TightFrac)
+				keep("tight-min", &a.TightMin, pre.TightMin)
+				keep("tight-max", &a.TightMax, pre.TightMax)
+				if !fl.Changed("slack-min") {
+					a.SlackMin = pre.SlackMin
+				}
+				if !fl.Changed("slack-max") {
+					a.SlackMax = pre.SlackMax
+				}
 			}
 			w, err := a.Generate()
 			if err != nil {
@@ -54,6 +84,14 @@ func newGenerateAdaptiveShared() *cobra.Command {
 	fl.Float64Var(&period, "period", period, "seconds in a day of the transactional load (exps 2, 3)")
 	fl.Float64Var(&interval, "burst-interval", interval, "exp 3: seconds in a burst slot")
 	fl.Float64Var(&a.Burstiness, "burstiness", a.Burstiness, "exp 3: the busy slots carry 1+B times the diurnal demand, with probability 1/(1+B)")
+	fl.StringVar(&preset, "preset", "today", "today (the defaults) or paper (the regime stated below); flags given override it")
+	fl.Float64Var(&a.Waves, "waves", 0, "mean tasks per job as a multiple of the cluster's task containers (overrides --tasks-mean; 0 off)")
+	fl.Float64Var(&a.TightFrac, "tight-frac", 0, "fraction of jobs with tight goals, U[--tight-min, --tight-max] x standalone runtime")
+	fl.Float64Var(&a.TightMin, "tight-min", 1.2, "smallest tight goal, as a multiple of the standalone runtime")
+	fl.Float64Var(&a.TightMax, "tight-max", 1.5, "largest tight goal, as a multiple of the standalone runtime")
+	fl.Float64Var(&slackMin, "slack-min", 0, "with --slack-max: the other jobs' goals are their standalone runtime plus U[--slack-min, --slack-max] seconds, independent of size")
+	fl.Float64Var(&slackMax, "slack-max", 0, "see --slack-min; 0 keeps goals of U[--goal-min, --goal-max] x the standalone runtime")
+	fl.StringVar(&a.LoadShape, "load-shape", "diurnal", "shape of the transactional load (exps 2, 3): diurnal, or square (--load-low for half of each period, --load-high for the other half)")
 	fl.Uint64Var(&a.Seed, "seed", a.Seed, "random seed (the jobs depend on it alone, so the three experiments share them)")
 	fl.StringVarP(&out, "out", "o", "", "output file (.json for JSON, otherwise YAML)")
 	return cmd

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spindle-sched/spindle/admission/autoadmin"
 	"github.com/spindle-sched/spindle/experiments"
 	"github.com/spindle-sched/spindle/runner"
 )
@@ -30,7 +31,10 @@ func newSweep() *cobra.Command {
 		Long: `Run the workload under POLICY once per static reservation static:<n>, for n =
 FROM, FROM+STEP, ... up to TO (vcores kept for task containers), and print each
 point's makespan and whether it deadlocked. The best point is the one with the
-least makespan among those that did not deadlock.
+least makespan among those that did not deadlock. Many reservations tie for
+it, so the sweep also prints the best range: the least and greatest
+reservation whose makespan is within 1 % of the best (points in between need
+not all tie).
 
 --with ADMISSION (repeatable) also runs that admission controller, e.g.
 autoadmin, and prints its makespan and its Perf Score against the best static
@@ -40,7 +44,8 @@ point, the AutoAdmin paper's Eq. 4.1:
 
 where M is the controller's makespan and M_min the best static point's. It is
 above 100 % when the controller beats every static point, and "-" when it
-deadlocked.
+deadlocked. For an AutoAdmin controller it also prints the mean reservation
+R_R it kept (vcores, over time) and where that lies against the best range.
 
 --seeds K repeats every run on seeds --seed ... --seed+K-1; makespans are then
 means over the seeds and a point counts as deadlocked if any seed deadlocked.
@@ -48,9 +53,12 @@ means over the seeds and a point counts as deadlocked if any seed deadlocked.
 A deadlocked run's makespan covers its completed jobs only.
 
 --json prints {"points":[{"reserve":n,"makespan_s":x,"deadlocked":b,...}],
-"best":{"reserve":n,"makespan_s":x}, "with":[{"admission":a,"makespan_s":x,
-"deadlocked":b,"perf_score":p,...}]}; "best" is null when every point
-deadlocked, and "perf_score" is left out when the controller deadlocked.`,
+"best":{"reserve":n,"makespan_s":x,"range_lo":a,"range_hi":b,"range_points":k,
+"tie_tolerance":0.01}, "with":[{"admission":a,"makespan_s":x,"deadlocked":b,
+"perf_score":p,"reserve_avg_vcores":r,"range_distance":d,...}]}; "best" is
+null when every point deadlocked, "perf_score" is left out when the controller
+deadlocked, and range_distance (vcores outside the best range: 0 inside,
+negative below, positive above) only comes with an AutoAdmin controller.`,
 		Example: `  spindle generate autoadmin-homogeneous --am 2 --task 2 -o aa.yaml
   spindle sweep -w aa.yaml -p fair:max_am_share=-1 --static 0:62:2 --with autoadmin
   spindle sweep -w aa.yaml -p fair:max_am_share=-1 --static 20:40:1 --seeds 5 --json`,
@@ -135,7 +143,9 @@ func printSweep(out io.Writer, name, pol string, seeds []uint64, res *experiment
 		fmt.Fprintln(out, "best static: none (every point deadlocked)")
 	} else {
 		b := &res.Points[res.Best]
-		fmt.Fprintf(out, "best static: %s, makespan %.1f s\n", b.Admission, b.Makespan())
+		lo, hi, n := res.BestRange(experiments.TieTolerance)
+		fmt.Fprintf(out, "best static: %s, makespan %.1f s; best range %s..%s vcores (%d points within %.0f %%)\n",
+			b.Admission, b.Makespan(), fmtNum(lo), fmtNum(hi), n, experiments.TieTolerance*100)
 	}
 	for i := range res.With {
 		w := &res.With[i]
@@ -147,8 +157,32 @@ func printSweep(out io.Writer, name, pol string, seeds []uint64, res *experiment
 		if s := res.PerfScore(w); !math.IsNaN(s) {
 			score = fmt.Sprintf("%.1f %%", s)
 		}
-		fmt.Fprintf(out, "%s: makespan %.1f s, Perf Score %s\n", w.Admission, w.Makespan(), score)
+		fmt.Fprintf(out, "%s: makespan %.1f s, Perf Score %s", w.Admission, w.Makespan(), score)
+		if r, ok := reserveAvg(w); ok && res.Best >= 0 {
+			lo, hi, _ := res.BestRange(experiments.TieTolerance)
+			where := "in the best range"
+			if d := experiments.RangeDistance(r, lo, hi); d < 0 {
+				where = fmt.Sprintf("%.1f below the best range", -d)
+			} else if d > 0 {
+				where = fmt.Sprintf("%.1f above the best range", d)
+			}
+			fmt.Fprintf(out, "; mean R_R %.1f vcores, %s", r, where)
+		}
+		fmt.Fprintln(out)
 	}
+}
+
+func fmtNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// reserveAvg is the mean vcore reservation an AutoAdmin controller kept on
+// the first seed.
+func reserveAvg(p *experiments.StaticPoint) (float64, bool) {
+	rep, ok := p.Report.(autoadmin.Report)
+	if !ok {
+		return 0, false
+	}
+	r, ok := rep.ReserveAvg["vcores"]
+	return r, ok
 }
 
 type sweepPointJSON struct {
@@ -161,6 +195,8 @@ type sweepPointJSON struct {
 	JobsTotal       int       `json:"jobs_total"`
 	MakespansS      []float64 `json:"makespans_s"`
 	PerfScore       *float64  `json:"perf_score,omitempty"`
+	ReserveAvg      *float64  `json:"reserve_avg_vcores,omitempty"`
+	RangeDistance   *float64  `json:"range_distance,omitempty"`
 	Report          any       `json:"autoadmin,omitempty"`
 }
 
@@ -176,8 +212,12 @@ func writeSweepJSON(out io.Writer, res *experiments.StaticSweepResult) error {
 		return j
 	}
 	type best struct {
-		Reserve   float64 `json:"reserve"`
-		MakespanS float64 `json:"makespan_s"`
+		Reserve      float64 `json:"reserve"`
+		MakespanS    float64 `json:"makespan_s"`
+		RangeLo      float64 `json:"range_lo"`
+		RangeHi      float64 `json:"range_hi"`
+		RangePoints  int     `json:"range_points"`
+		TieTolerance float64 `json:"tie_tolerance"`
 	}
 	doc := struct {
 		Points []sweepPointJSON `json:"points"`
@@ -189,7 +229,9 @@ func writeSweepJSON(out io.Writer, res *experiments.StaticSweepResult) error {
 	}
 	if res.Best >= 0 {
 		b := &res.Points[res.Best]
-		doc.Best = &best{Reserve: b.Reserve, MakespanS: b.Makespan()}
+		lo, hi, n := res.BestRange(experiments.TieTolerance)
+		doc.Best = &best{Reserve: b.Reserve, MakespanS: b.Makespan(), RangeLo: lo, RangeHi: hi, RangePoints: n,
+			TieTolerance: experiments.TieTolerance}
 	}
 	for i := range res.With {
 		w := &res.With[i]
@@ -198,6 +240,11 @@ func writeSweepJSON(out io.Writer, res *experiments.StaticSweepResult) error {
 			j.PerfScore = &s
 		}
 		j.Report = w.Report
+		if r, ok := reserveAvg(w); ok && res.Best >= 0 {
+			lo, hi, _ := res.BestRange(experiments.TieTolerance)
+			d := experiments.RangeDistance(r, lo, hi)
+			j.ReserveAvg, j.RangeDistance = &r, &d
+		}
 		doc.With = append(doc.With, j)
 	}
 	enc := json.NewEncoder(out)

@@ -36,6 +36,9 @@ func TestSweepJSON(t *testing.T) {
 		Best *struct {
 			Reserve   float64 `json:"reserve"`
 			MakespanS float64 `json:"makespan_s"`
+			RangeLo   float64 `json:"range_lo"`
+			RangeHi   float64 `json:"range_hi"`
+			RangeN    int     `json:"range_points"`
 		} `json:"best"`
 		With []struct {
 			Admission  string   `json:"admission"`
@@ -43,6 +46,8 @@ func TestSweepJSON(t *testing.T) {
 			Deadlocked bool     `json:"deadlocked"`
 			PerfScore  *float64 `json:"perf_score"`
 			Report     any      `json:"autoadmin"`
+			ReserveAvg *float64 `json:"reserve_avg_vcores"`
+			Distance   *float64 `json:"range_distance"`
 		} `json:"with"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -62,6 +67,30 @@ func TestSweepJSON(t *testing.T) {
 	if doc.Best == nil || doc.Best.MakespanS != best {
 		t.Fatalf("best %+v, want makespan %v", doc.Best, best)
 	}
+	// The best range holds every completed point within 1 % of the best.
+	lo, hi, n := math.Inf(1), math.Inf(-1), 0
+	for _, p := range doc.Points {
+		if !p.Deadlocked && p.MakespanS <= best*1.01 {
+			lo, hi, n = math.Min(lo, *p.Reserve), math.Max(hi, *p.Reserve), n+1
+		}
+	}
+	if doc.Best.RangeLo != lo || doc.Best.RangeHi != hi || doc.Best.RangeN != n {
+		t.Errorf("best range %v..%v over %d points, want %v..%v over %d", doc.Best.RangeLo, doc.Best.RangeHi, doc.Best.RangeN, lo, hi, n)
+	}
+	for _, w := range doc.With {
+		if w.ReserveAvg == nil || w.Distance == nil {
+			t.Fatalf("%s: no mean reservation or range distance", w.Admission)
+		}
+		want := 0.0
+		if *w.ReserveAvg < lo {
+			want = *w.ReserveAvg - lo
+		} else if *w.ReserveAvg > hi {
+			want = *w.ReserveAvg - hi
+		}
+		if *w.Distance != want {
+			t.Errorf("%s: range distance %v, want %v", w.Admission, *w.Distance, want)
+		}
+	}
 	if len(doc.With) != 2 || doc.With[0].Admission != "autoadmin" || doc.With[0].Deadlocked || doc.With[0].Report == nil {
 		t.Fatalf("with %+v", doc.With)
 	}
@@ -74,9 +103,10 @@ func TestSweepJSON(t *testing.T) {
 }
 
 // A burst of AMs of 2 on 64 vcores deadlocks without a reservation: with 72
-// jobs, static:0 admits 32 AMs that hold every vcore.
+// jobs at time 0 (the burst model), static:0 admits 32 AMs that hold every
+// vcore.
 func TestSweepTableAndDeadlock(t *testing.T) {
-	f := genAutoAdmin(t, "--am", "2", "--task", "2")
+	f := genAutoAdmin(t, "--am", "2", "--task", "2", "--model", "burst")
 	out, errOut, code := run(t, "sweep", "-w", f, "-p", "fair:max_am_share=-1", "--static", "0:32:32", "--with", "autoadmin", "--seeds", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -91,7 +121,7 @@ func TestSweepTableAndDeadlock(t *testing.T) {
 	if !strings.Contains(zero, "true") || !strings.Contains(zero, "0/72") {
 		t.Errorf("static:0 row %q, want deadlocked with 0/72 done", zero)
 	}
-	for _, want := range []string{"seeds 1..2", "best static: static:32", "autoadmin: makespan", "Perf Score"} {
+	for _, want := range []string{"seeds 1..2", "best static: static:32", "best range 32..32 vcores (1 points within 1 %)", "autoadmin: makespan", "Perf Score", "mean R_R"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -118,6 +148,9 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"generate", "autoadmin-homogeneous", "--am", "0", "-o", "x.yaml"}, 2, "--am"},
 		{[]string{"generate", "autoadmin-hetero", "--exp", "7", "-o", "x.yaml"}, 2, "--exp"},
 		{[]string{"generate", "autoadmin-hetero"}, 2, "-o FILE"},
+		{[]string{"generate", "autoadmin-hetero", "--model", "hadoop", "-o", "x.yaml"}, 2, "--model"},
+		{[]string{"generate", "autoadmin-homogeneous", "--slowstart", "0", "-o", "x.yaml"}, 2, "--slowstart"},
+		{[]string{"generate", "autoadmin-homogeneous", "--gap", "-1", "-o", "x.yaml"}, 2, "--gap"},
 	}
 	for _, tt := range tests {
 		_, errOut, code := run(t, tt.args...)

@@ -36,6 +36,7 @@
 package adaptive
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/spindle-sched/spindle/clock"
@@ -68,13 +69,23 @@ type Config struct {
 	// MaxAMShare limits the share of the cluster ApplicationMasters may
 	// hold (YARN's maximum-am-resource-percent); negative disables it.
 	MaxAMShare float64
+	// Triage (Reverse only; adaptive+) lets jobs that can no longer meet
+	// their goal yield to those that can, served least laxity first
+	// (triage.go).
+	Triage bool
 }
 
 // DefaultCycle is the control cycle T unless set.
 const DefaultCycle = 10 * clock.Second
 
 // Params reads the parameters; the mode is fixed by the policy name.
-func Params(r *params.Reader, mode Mode) Config {
+func Params(r *params.Reader, mode Mode) Config { return readParams(r, mode, false) }
+
+// PlusParams reads the parameters of adaptive+: Reverse-Adaptive with
+// triage on by default.
+func PlusParams(r *params.Reader) Config { return readParams(r, Reverse, true) }
+
+func readParams(r *params.Reader, mode Mode, triage bool) Config {
 	cfg := Config{Mode: mode}
 	cfg.Cycle = r.Duration("cycle", DefaultCycle, "control cycle T: needs, placement and (for reverse-adaptive) the room kept for the forecast load are recomputed this often (default 10s)")
 	if mode == Reverse {
@@ -84,6 +95,9 @@ func Params(r *params.Reader, mode Mode) Config {
 		} else if d, ok := clock.FromSeconds(la); ok {
 			cfg.Lookahead = d
 		}
+	}
+	if mode == Reverse {
+		cfg.Triage = r.Bool("triage", triage, fmt.Sprintf("jobs that cannot meet their goal even alone yield to those that can, served least laxity first (adaptive+; default %v)", triage))
 	}
 	cfg.MaxAMShare = r.Float("max_am_share", 0.1, -1, 1, "share of the cluster ApplicationMasters may hold, in every resource, as YARN's maximum-am-resource-percent (default 0.1, Capacity's default); one AM may always run; -1 disables the limit")
 	cfg.Project = r.Bool("project", true, "at each job's first control cycle, project its completion with the scheduler's own model and report the error (default true; costs a little per job)")

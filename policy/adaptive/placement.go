@@ -20,8 +20,13 @@ func (p *Policy) replan(now clock.Time) {
 	if len(p.active) == 0 {
 		return
 	}
-	p.estimateNeeds(now)
-	p.place()
+	if p.cfg.Triage {
+		p.triageNeeds(now)
+		p.triagePlace()
+	} else {
+		p.estimateNeeds(now)
+		p.place()
+	}
 	for _, ji := range p.active {
 		p.rekey(ji)
 	}

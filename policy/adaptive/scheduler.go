@@ -24,7 +24,11 @@ import (
 // asks for or needs changed.
 func (p *Policy) rekey(ji *jobInfo) {
 	ji.keyBehind = ji.held < ji.target
-	ji.keyU = Utility(float64(ji.held), ji.need, float64(ji.pend()))
+	if p.cfg.Triage {
+		ji.keyU = ji.prio
+	} else {
+		ji.keyU = Utility(float64(ji.held), ji.need, float64(ji.pend()))
+	}
 	p.goals.Fix(ji.j)
 }
 

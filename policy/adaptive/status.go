@@ -26,8 +26,10 @@ type jobInfo struct {
 	held   int     // task containers allocated and not yet ended
 
 	// From the last plan.
-	need   float64 // s_req or s_fit, in tasks
-	target int     // containers the placement gives the job this cycle
+	need     float64 // s_req or s_fit, in tasks
+	prio     float64 // triage: laxity (s) of a feasible job; past infeasiblePrio otherwise
+	feasible bool    // triage: can still meet its goal alone
+	target   int     // containers the placement gives the job this cycle
 	// The order key of the task scheduler (see scheduler.go).
 	keyBehind bool
 	keyU      float64

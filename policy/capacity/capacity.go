@@ -10,7 +10,9 @@
 // ApplicationMasters are limited per queue by max_am_percent (YARN's
 // maximum-am-resource-percent, default 0.1): AMs may hold that fraction of
 // what the queue can currently use (its guarantee, or more when it may grow
-// into idle capacity). As in YARN, a queue with no AM running may always start
+// into idle capacity). As with YARN's default DefaultResourceCalculator, the
+// limit is checked in memory only; am_limit=all checks every resource, as
+// the DominantResourceCalculator does. As in YARN, a queue with no AM running may always start
 // one, and a job whose AM would exceed the limit lets later, smaller AMs go
 // first. Jobs with task requests are served in submission order; one whose
 // next request does not fit the node lets the next job use it (YARN would
@@ -35,11 +37,16 @@ type Config struct {
 	// its next container, as YARN's Capacity scheduler does, instead of
 	// letting later jobs use it.
 	Reserve bool
+	// AMLimitAll checks the AM limit in every resource; false (YARN's
+	// DefaultResourceCalculator) checks memory only.
+	AMLimitAll bool
 }
 
 // Params reads the parameters.
 func Params(r *params.Reader) Config {
 	return Config{
+		AMLimitAll: r.Choice("am_limit", "memory", []string{"memory", "all"},
+			"resources the AM limit is checked in: memory (YARN's DefaultResourceCalculator, the default) or all (DominantResourceCalculator)") == "all",
 		MaxAMPercent: r.Float("max_am_percent", 0.1, 0, 1, "fraction of a queue's usable resources that ApplicationMasters may hold (YARN maximum-am-resource-percent, default 0.1); at least one AM per queue may always run"),
 		Reserve:      r.Bool("reserve", false, "YARN reservations: the first job in a queue holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
 	}
@@ -158,9 +165,11 @@ func (p *Policy) amRoom(cq *queue) resource.Vector {
 func (p *Policy) amLimit(cq *queue) resource.Vector {
 	current := cq.ceiling.Min(cq.q.Usage().Add(p.v.Cluster().Free()))
 	usable := cq.guaranteed.Max(current)
-	var limit resource.Vector
+	limit := p.v.Cluster().Capacity()
 	for d := range usable {
-		limit[d] = int64(math.Ceil(float64(usable[d]) * p.cfg.MaxAMPercent))
+		if p.cfg.AMLimitAll || resource.Dim(d) == resource.Memory {
+			limit[d] = int64(math.Ceil(float64(usable[d]) * p.cfg.MaxAMPercent))
+		}
 	}
 	return limit
 }

@@ -30,7 +30,9 @@ func TestCapacityOrdering(t *testing.T) {
 	type row = struct {
 		schedtest.PickCase
 		amPct float64
+		amAll bool
 	}
+	cpuAM := resource.New(2, 512) // within 10 % of 20 GB, not of 20 vcores
 	tests := []row{
 		{PickCase: schedtest.PickCase{Name: "the most under-served queue first", Queues: twoQueues(1),
 			Jobs:  []sched.JobSpec{job("a", "x", none, 9), job("b", "y", none, 9)},
@@ -52,6 +54,14 @@ func TestCapacityOrdering(t *testing.T) {
 			Nodes: []resource.Vector{resource.New(20, 20480)},
 			Jobs:  []sched.JobSpec{job("a", "", one, 9), job("b", "", two, 9), job("c", "", one, 9)},
 			Setup: steps(place(0, -1, 1), place(0, 0, 9)), Want: "c", WantAM: true}, amPct: 0.1},
+		{PickCase: schedtest.PickCase{Name: "the AM limit is checked in memory (DefaultResourceCalculator)",
+			Nodes: []resource.Vector{resource.New(20, 20480)},
+			Jobs:  []sched.JobSpec{job("a", "", one, 1), job("b", "", cpuAM, 9)},
+			Setup: steps(place(0, -1, 1), place(0, 0, 1)), Want: "b", WantAM: true}, amPct: 0.1},
+		{PickCase: schedtest.PickCase{Name: "am_limit=all checks every resource",
+			Nodes: []resource.Vector{resource.New(20, 20480)},
+			Jobs:  []sched.JobSpec{job("a", "", one, 1), job("b", "", cpuAM, 9)},
+			Setup: steps(place(0, -1, 1), place(0, 0, 1)), Want: ""}, amPct: 0.1, amAll: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
@@ -63,7 +73,7 @@ func TestCapacityOrdering(t *testing.T) {
 				tt.Nodes = []resource.Vector{resource.New(10, 10240)}
 			}
 			tt.Run(t, func(v *sched.View) (sched.Policy, error) {
-				return capacity.New(v, capacity.Config{MaxAMPercent: pct}), nil
+				return capacity.New(v, capacity.Config{MaxAMPercent: pct, AMLimitAll: tt.amAll}), nil
 			})
 		})
 	}

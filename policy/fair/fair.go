@@ -11,6 +11,10 @@
 // the fraction of a queue's fair share that AMs may hold (YARN's
 // maxAMShare); -1 disables the limit, which lets a burst of AMs take the whole
 // cluster and deadlock it, as AutoAdmin describes.
+//
+// As in Hadoop's default configuration (yarn.scheduler.fair.assignmultiple =
+// false), a node update assigns at most one container, so a node with room
+// fills one container per heartbeat; assign_multiple=true fills it in one.
 package fair
 
 import (
@@ -42,14 +46,19 @@ type Config struct {
 	// next container, as YARN's Fair scheduler does, instead of letting
 	// later jobs use it.
 	Reserve bool
+	// AssignMultiple lets one node update assign as many containers as fit
+	// (yarn.scheduler.fair.assignmultiple=true); Hadoop's default, false,
+	// assigns one (or makes one reservation).
+	AssignMultiple bool
 }
 
 // Params reads the parameters; mode is fixed by the policy name.
 func Params(r *params.Reader, mode Mode) Config {
 	return Config{
-		Mode:       mode,
-		MaxAMShare: r.Float("max_am_share", 0.5, -1, 1, "fraction of a queue's fair share that ApplicationMasters may hold (YARN maxAMShare, default 0.5); -1 disables the limit"),
-		Reserve:    r.Bool("reserve", false, "YARN reservations: the job first in line holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
+		Mode:           mode,
+		MaxAMShare:     r.Float("max_am_share", 0.5, -1, 1, "fraction of a queue's fair share that ApplicationMasters may hold (YARN maxAMShare, default 0.5); -1 disables the limit"),
+		Reserve:        r.Bool("reserve", false, "YARN reservations: the job first in line holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
+		AssignMultiple: r.Bool("assign_multiple", false, "assign as many containers as fit on each node update (yarn.scheduler.fair.assignmultiple=true); the default, Hadoop's, assigns one per heartbeat"),
 	}
 }
 
@@ -61,6 +70,10 @@ type Policy struct {
 	queues   []*queue
 	order    []*queue  // scratch for sorting queues
 	key      []float64 // by job id: its share, the order of the running sets
+	// assigned marks, by node id, the nodes that got a container (or a
+	// reservation) since their last update: without assign_multiple they
+	// take no more until their next heartbeat.
+	assigned []bool
 }
 
 type queue struct {
@@ -72,7 +85,7 @@ type queue struct {
 
 // New returns a Fair or DRF policy.
 func New(v *sched.View, cfg Config) *Policy {
-	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity()}
+	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity(), assigned: make([]bool, v.Cluster().NumNodes())}
 	less := func(a, b *sched.Job) bool {
 		if ka, kb := p.key[a.ID()], p.key[b.ID()]; ka != kb {
 			return ka < kb
@@ -107,9 +120,17 @@ func (p *Policy) AsksChanged(j *sched.Job) {
 	fq.running.Update(j)
 }
 
-// ContainerChanged re-orders a job whose usage changed.
+// NodeUpdated starts a new heartbeat of n: it may take a container again.
+func (p *Policy) NodeUpdated(n *cluster.Node) { p.assigned[n.ID()] = false }
+
+// ContainerChanged re-orders a job whose usage changed, and marks a node
+// that got a container or a reservation in this update.
 func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
-	if s := c.State(); s == sched.Allocated || s == sched.Completed || s == sched.Killed {
+	s := c.State()
+	if s == sched.Allocated || s == sched.Reserved {
+		p.assigned[c.Node().ID()] = true
+	}
+	if s == sched.Allocated || s == sched.Completed || s == sched.Killed {
 		j := c.Job()
 		p.key[j.ID()] = p.share(j.Usage())
 		p.queues[j.Queue().Index()].running.Fix(j)
@@ -124,6 +145,17 @@ func (p *Policy) JobFinished(j *sched.Job) { p.AsksChanged(j) }
 // usage is zero), if the AM limit allows, then the running job with the
 // lowest share whose next task fits.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
+	a := p.pick(n)
+	if a != nil && !p.cfg.AssignMultiple && p.assigned[n.ID()] {
+		// One container per heartbeat: n waits for its next one, which
+		// the driver must deliver although nothing else changed.
+		p.v.ReconsiderNode(n)
+		return nil
+	}
+	return a
+}
+
+func (p *Policy) pick(n *cluster.Node) *sched.Ask {
 	if len(p.queues) == 1 {
 		return p.pickIn(p.queues[0], n, 1)
 	}

@@ -1,6 +1,7 @@
 package fair_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/spindle-sched/spindle/internal/schedtest"
@@ -72,7 +73,9 @@ func TestFairAndDRFOrdering(t *testing.T) {
 			}
 			tt.Nodes = []resource.Vector{node16}
 			tt.Run(t, func(v *sched.View) (sched.Policy, error) {
-				return fair.New(v, fair.Config{Mode: tt.mode, MaxAMShare: amShare}), nil
+				// Setup places containers outside any node update, so the
+				// ordering is tested with one-per-heartbeat off.
+				return fair.New(v, fair.Config{Mode: tt.mode, MaxAMShare: amShare, AssignMultiple: true}), nil
 			})
 		})
 	}
@@ -85,7 +88,7 @@ func TestDRFTextbook(t *testing.T) {
 	h := schedtest.New(t, schedtest.Config{
 		Nodes: []resource.Vector{resource.New(9, 18*1024)},
 		Policy: func(v *sched.View) (sched.Policy, error) {
-			return fair.New(v, fair.Config{Mode: fair.DRF, MaxAMShare: 0.5}), nil
+			return fair.New(v, fair.Config{Mode: fair.DRF, MaxAMShare: 0.5, AssignMultiple: true}), nil
 		},
 	})
 	a := h.Submit(job("A", "default", none, 10, resource.New(1, 4*1024)))
@@ -102,5 +105,42 @@ func TestDRFTextbook(t *testing.T) {
 	}
 	if err := h.Core.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// yarn.scheduler.fair.assignmultiple: Hadoop's default (false) assigns one
+// container per node update, AM or task; true fills the node in one update.
+func TestAssignMultiple(t *testing.T) {
+	for _, tt := range []struct {
+		multiple bool
+		want     []int // live containers after each node update
+	}{
+		{false, []int{1, 2, 3, 4, 5, 5}},
+		{true, []int{1, 5, 5}}, // the tasks are asked once the AM runs
+	} {
+		h := schedtest.New(t, schedtest.Config{
+			Nodes: []resource.Vector{resource.New(8, 8192)},
+			Policy: func(v *sched.View) (sched.Policy, error) {
+				return fair.New(v, fair.Config{Mode: fair.Memory, MaxAMShare: -1, AssignMultiple: tt.multiple}), nil
+			},
+		})
+		// An AM and four tasks of <1 vcore, 512 MB>: the node holds all
+		// five.
+		j := h.Submit(sched.JobSpec{Key: "a", Queue: "default", AM: resource.New(1, 512),
+			Phases: []sched.PhaseSpec{{Tasks: 4, Request: resource.New(1, 512), StartAfter: 1}}})
+		var got []int
+		for range tt.want {
+			h.Core.NodeUpdate(h.Now, h.Node(0))
+			if j.AM() != nil && j.State() == sched.Admitted {
+				h.Core.AMStarted(h.Now, j)
+			}
+			got = append(got, j.LiveContainers())
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("assign_multiple=%v: live containers after each update %v, want %v", tt.multiple, got, tt.want)
+		}
+		if err := h.Core.Check(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
