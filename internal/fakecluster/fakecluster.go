@@ -99,8 +99,8 @@ func (c *Cluster) Launch(ct *sched.Container) {
 	n := ct.Node()
 	c.logf("launch %s on %s", k, nodeName(n))
 	var held resource.Vector
-	for _, x := range c.live {
-		if x.Node() == n && !x.State().Terminal() {
+	for xk, x := range c.live {
+		if x.Node() == n && !x.State().Terminal() && x.Key() == xk {
 			held = held.Add(x.Request())
 		}
 	}
@@ -210,9 +210,11 @@ func (c *Cluster) Settle() error {
 		for len(c.stopped) > 0 {
 			ct := c.stopped[0]
 			c.stopped = c.stopped[1:]
+			k := ct.Key()
 			if err := c.Core.Report(c.Now, ct, sched.Completed); err != nil {
 				return fmt.Errorf("completing a stopped AM: %w", err)
 			}
+			delete(c.live, k)
 		}
 		cl := c.Core.Cluster()
 		for i := range cl.NumNodes() {
@@ -333,7 +335,7 @@ func (c *Cluster) Run(key string) error {
 	if err := c.Core.Report(c.Now, ct, sched.Running); err != nil {
 		return err
 	}
-	if ct.IsAM() {
+	if ct.IsAM() && ct.Job().State() == sched.Admitted {
 		return c.Core.AMStarted(c.Now, ct.Job())
 	}
 	return nil

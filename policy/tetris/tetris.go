@@ -249,7 +249,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
 	j := c.Job()
 	p.share[j.ID()] = j.Usage().DominantShare(p.capacity)
 	p.runnable.Fix(j)
-	if s != sched.Completed || c.IsAM() {
+	if s != sched.Completed || c.IsAM() || c.Phase() >= len(p.jobs[j.ID()].sum) { // an open job declares no phases
 		return
 	}
 	start, ok := c.Time(sched.Running)
