@@ -601,6 +601,9 @@ func (c *Core) SetNodeCapacity(now clock.Time, n cluster.NodeID, capacity resour
 		return err
 	}
 	c.advance(now)
+	if ct := c.reservedOn(node); ct != nil && !ct.req.Fits(capacity) {
+		c.cancelReservation(node) // it could never be served now
+	}
 	c.clusterChanged(node, grew)
 	return nil
 }
@@ -657,6 +660,14 @@ func (c *Core) clusterChanged(n *cluster.Node, more bool) {
 		c.retryAdmission()
 		c.reconsider()
 	}
+}
+
+// reservedOn returns the container reserving node n, or nil.
+func (c *Core) reservedOn(n *cluster.Node) *Container {
+	if !c.reserving {
+		return nil
+	}
+	return c.reservations[n.ID()]
 }
 
 // cancelReservation ends the reservation holding node n, if any.
