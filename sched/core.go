@@ -120,6 +120,7 @@ type Core struct {
 
 	forecast *cluster.LoadCurve
 	extFrac  float64 // external load now applied, as a fraction of each node
+	lastTick clock.Time
 
 	// Utilisation: the integral over time of the cluster's dominant
 	// allocated share, and its value at the last task completion.
@@ -189,7 +190,7 @@ func NewCore(cfg Config) (*Core, error) {
 	if cfg.Driver == nil || cfg.NewPolicy == nil {
 		return nil, errors.New("core needs a driver and a policy")
 	}
-	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, debug: cfg.Debug, forecast: cfg.Forecast,
+	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
 		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts}
 	if c.maxAMFail <= 0 {
 		c.maxAMFail = DefaultMaxAMAttempts
@@ -933,15 +934,20 @@ func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
 // node's capacity.
 func (c *Core) ExternalLoad() float64 { return c.extFrac }
 
-// Tick runs the periodic observers whose interval divides now, then retries
-// admission and reconsiders every node.
+// Tick runs the periodic observers one of whose interval boundaries falls
+// in (the previous Tick, now], then retries admission and reconsiders every
+// node. The simulator calls it exactly at NextTick's instants; a live
+// driver's timer may fire late, and other events may come in between, so
+// what counts is the boundary crossed, not now being one.
 func (c *Core) Tick(now clock.Time) {
 	c.advance(now)
 	for _, t := range c.obs.tick {
-		if now%clock.Time(t.TickEvery()) == 0 {
+		e := clock.Time(t.TickEvery())
+		if now/e*e > c.lastTick {
 			t.Tick(now)
 		}
 	}
+	c.lastTick = now
 	c.retryAdmission()
 	c.reconsider()
 }
