@@ -64,11 +64,6 @@ type Config struct {
 	// is known. The load actually applied is the driver's to set
 	// (SetExternalLoad).
 	Forecast *cluster.LoadCurve
-	// Live says a live cluster drives the core: it then keeps a list of
-	// each node's containers, so that RemoveNode can end them (LOST) and
-	// ContainersOn can list them. The simulator, whose nodes never leave,
-	// leaves it off and pays nothing for the lists.
-	Live bool
 	// MaxAMAttempts is how many times a job's AM may fail before the job
 	// ends failed (YARN's yarn.resourcemanager.am.max-attempts); 0 means
 	// DefaultMaxAMAttempts.
@@ -139,7 +134,7 @@ type Core struct {
 	jobByKey  map[string]*Job
 	keyed     map[string]*Container
 	asked     map[string]*Job // keys wanted and not yet allocated
-	onNode    []*Container    // with Config.Live; nil otherwise
+	onNode    []*Container    // each node's live containers of Open jobs
 	counts    Counts
 	maxAMFail int
 }
@@ -202,9 +197,7 @@ func NewCore(cfg Config) (*Core, error) {
 	for i, name := range cfg.NodeNames {
 		c.ledger.SetName(cluster.NodeID(i), name)
 	}
-	if cfg.Live {
-		c.onNode = make([]*Container, len(cfg.Nodes))
-	}
+	c.onNode = make([]*Container, len(cfg.Nodes))
 	c.view = View{c: c}
 	specs := cfg.Queues
 	if len(specs) == 0 {

@@ -476,15 +476,23 @@ func (*nopDriver) WakeAM(*sched.Job)       {}
 func (*nopDriver) Reconsider()             {}
 func (*nopDriver) AcceptLowered()          {}
 
-func TestRemoveNodeNeedsLiveBookkeeping(t *testing.T) {
-	core, err := sched.NewCore(sched.Config{Nodes: []resource.Vector{big8}, Driver: &nopDriver{}, NewPolicy: fifoPolicy})
+// TestRemoveNodeWithoutDebug: a live driver's core (no Config.Debug) lists
+// its open jobs' containers per node, so a node leaving ends them LOST.
+func TestRemoveNodeWithoutDebug(t *testing.T) {
+	core, err := sched.NewCore(sched.Config{Nodes: []resource.Vector{big8, big8}, Driver: &nopDriver{}, NewPolicy: fifoPolicy})
 	must(t, err)
-	if err := core.RemoveNode(0, 0); err == nil || !strings.Contains(err.Error(), "Config.Live") {
-		t.Errorf("RemoveNode without Config.Live: error %v", err)
+	j, err := core.Submit(0, &sched.JobSpec{Key: "lone", Queue: "default", Open: true})
+	must(t, err)
+	for _, k := range []string{"a", "b"} {
+		_, err := core.Ask(0, j, sched.Request{Key: k, Resource: two})
+		must(t, err)
 	}
-	if core.Cluster().Node(0).Removed() {
-		t.Error("the node was removed anyway")
+	core.NodeUpdate(0, core.Cluster().Node(0))
+	must(t, core.RemoveNode(1, 0))
+	if got := core.Counts().Lost; got != 2 || !core.Cluster().Allocated().IsZero() || j.Pending() != 0 {
+		t.Errorf("%d lost, %v allocated, %d pending", got, core.Cluster().Allocated(), j.Pending())
 	}
+	must(t, core.Check())
 }
 
 // ticking counts its ticks.
