@@ -147,6 +147,7 @@ type observers struct {
 	container []ContainerObserver
 	node      []NodeObserver
 	cluster   []ClusterObserver
+	adopt     []AdoptObserver
 	tick      []Ticker
 }
 
@@ -174,6 +175,9 @@ func (o *observers) add(x any) {
 	}
 	if h, ok := x.(ClusterObserver); ok {
 		o.cluster = append(o.cluster, h)
+	}
+	if h, ok := x.(AdoptObserver); ok {
+		o.adopt = append(o.adopt, h)
 	}
 	if h, ok := x.(Ticker); ok && h.TickEvery() > 0 {
 		o.tick = append(o.tick, h)
