@@ -39,59 +39,50 @@ func TestWaitReason(t *testing.T) {
 	}
 }
 
-// TestAdoptedAMsCount: the same node after a restart with six drivers found
-// running: they hold what ARC admitted before, so a seventh job waits, as
-// in TestWaitReason. A waiting job that ends leaves the queue, and when an
-// adopted driver exits the next job is let in.
+// TestAdoptedAMsCount: after a restart, eight drivers are found running on
+// the 10-vcore node of TestWaitReason. ARC admits only six of their jobs at
+// submission (10 − held − 1 ≥ R_R = 4); the other two are adopted past it,
+// and must count all the same: a new job sees 2 vcores left, and is let in
+// only once three drivers have exited (10 − 5 − 1 ≥ 4), not after two.
 func TestAdoptedAMsCount(t *testing.T) {
 	fc, err := fakecluster.New(fakecluster.Config{Admission: "autoadmin", Nodes: []resource.Vector{resource.New(10, 65536)}, NodeNames: []string{"n1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	am := resource.New(1, 1024)
-	for i := range 6 {
-		key := fmt.Sprint("old", i)
-		if _, err := fc.Submit(sched.JobSpec{Key: key, Open: true, AM: am}); err != nil {
-			t.Fatal(err)
-		}
-		if err := fc.Adopt(key, key+"-driver", "n1", am, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var waiting []*sched.Job
-	for i := range 2 {
-		j, err := fc.Submit(sched.JobSpec{Key: fmt.Sprint("new", i), Open: true, AM: am})
+	var old []*sched.Job
+	for i := range 8 {
+		j, err := fc.Submit(sched.JobSpec{Key: fmt.Sprint("old", i), Open: true, AM: am})
 		if err != nil {
 			t.Fatal(err)
 		}
-		waiting = append(waiting, j)
-		if err := fc.Settle(); err != nil {
+		old = append(old, j)
+	}
+	if old[5].State() == sched.Waiting || old[6].State() != sched.Waiting {
+		t.Fatalf("ARC admitted up to %v, %v", old[5].State(), old[6].State())
+	}
+	for _, j := range old {
+		if err := fc.Adopt(j.Key(), j.Key()+"-driver", "n1", am, true); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, j := range waiting {
-		if j.State() != sched.Waiting {
-			t.Fatalf("%s is %v with six adopted AMs on 10 vcores", j.Key(), j.State())
-		}
-	}
-	if err := fc.Core.EndJob(fc.Now, waiting[1]); err != nil {
-		t.Fatal(err)
-	}
-	if err := fc.End("old0-driver", sched.Completed); err != nil {
-		t.Fatal(err)
-	}
-	if err := fc.Settle(); err != nil {
-		t.Fatal(err)
-	}
-	if waiting[0].State() != sched.Admitted {
-		t.Fatalf("new0 is %v after an adopted driver exited", waiting[0].State())
-	}
-	want := "AutoAdmin: vcores 4 left after admitted AMs, AM needs 1, reserve R_R = 4 for tasks"
-	j, err := fc.Submit(sched.JobSpec{Key: "new2", Open: true, AM: am})
+	j, err := fc.Submit(sched.JobSpec{Key: "new", Open: true, AM: am})
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := "AutoAdmin: vcores 2 left after admitted AMs, AM needs 1, reserve R_R = 4 for tasks"
 	if got := fc.Core.WaitReason(j); got != want {
 		t.Errorf("WaitReason = %q, want %q", got, want)
+	}
+	for i, admitted := range []bool{false, false, true} {
+		if err := fc.End(old[i].Key()+"-driver", sched.Completed); err != nil {
+			t.Fatal(err)
+		}
+		if err := fc.Settle(); err != nil {
+			t.Fatal(err)
+		}
+		if (j.State() != sched.Waiting) != admitted {
+			t.Errorf("after %d drivers exited the new job is %v", i+1, j.State())
+		}
 	}
 }
