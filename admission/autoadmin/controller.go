@@ -84,7 +84,7 @@ func New(v *sched.View, cfg Config) *Controller {
 		}
 	}
 	if cfg.Guard {
-		c.guard = newGuard(cl, sustainedLoad(v.LoadForecast()))
+		c.guard = newGuard(cl, sustainedLoad(v.LoadForecast()), v.LoadForecast() != nil)
 	}
 	c.rec.init(cfg.Dims)
 	return c
@@ -195,6 +195,12 @@ func (c *Controller) JobSubmitted(j *sched.Job) {
 // JobFinished takes the job off the running queue. Its AM still holds
 // resources until its container ends.
 func (c *Controller) JobFinished(j *sched.Job) {
+	if j.AdmittedAt() < 0 { // a live job can end while it waits
+		c.waiting--
+		c.declare(j, -1)
+		c.note()
+		return
+	}
 	c.running--
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
@@ -210,8 +216,11 @@ func (c *Controller) declare(j *sched.Job, sign int64) {
 	sp := j.Spec()
 	c.declN += int(sign)
 	c.declAM = c.declAM.Add(sp.AM.Mul(sign))
-	first := sp.Phases[0].Request
-	if c.cfg.Demand {
+	var first resource.Vector // an open job declares no phases
+	if len(sp.Phases) > 0 {
+		first = sp.Phases[0].Request
+	}
+	if c.cfg.Demand && len(sp.Phases) > 0 {
 		first = first.Mul(int64(sp.Phases[0].Tasks))
 	}
 	c.declTC = c.declTC.Add(first.Mul(sign))
@@ -281,7 +290,7 @@ func (c *Controller) NodeUpdated(n *cluster.Node) { c.updateNode(n) }
 func (c *Controller) updateNode(n *cluster.Node) {
 	c.ric.Update(n)
 	if c.guard != nil {
-		c.guard.node(int(n.ID()), n.AMAllocated())
+		c.guard.node(n)
 	}
 }
 

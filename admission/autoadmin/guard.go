@@ -30,6 +30,13 @@ type guard struct {
 	shapes    map[resource.Vector]int // task requests of admitted, unfinished jobs: jobs asking each
 
 	kills []kill // scratch
+
+	// sustained is the load the guard plans around when the workload has
+	// an external load curve; without one, a node's external load is what
+	// the driver says others hold on it now (a live cluster's daemons and
+	// other schedulers' pods), which changes only with that node.
+	sustained float64
+	curve     bool
 }
 
 type kill struct {
@@ -37,16 +44,36 @@ type kill struct {
 	count int
 }
 
-func newGuard(cl *cluster.Cluster, sustained float64) *guard {
-	g := &guard{groups: map[[2]resource.Vector]int{}, unplaced: map[resource.Vector]int{}, shapes: map[resource.Vector]int{}}
-	n := cl.NumNodes()
-	g.usable, g.am = make([]resource.Vector, n), make([]resource.Vector, n)
-	for i := range n {
-		cp := cl.Node(cluster.NodeID(i)).Capacity()
-		g.usable[i] = cp.Sub(cluster.ExternalShare(cp, sustained))
-		g.groups[[2]resource.Vector{g.usable[i], {}}]++
+func newGuard(cl *cluster.Cluster, sustained float64, curve bool) *guard {
+	g := &guard{groups: map[[2]resource.Vector]int{}, unplaced: map[resource.Vector]int{}, shapes: map[resource.Vector]int{},
+		sustained: sustained, curve: curve}
+	for i := range cl.NumNodes() {
+		g.grow(cl.Node(cluster.NodeID(i)))
 	}
 	return g
+}
+
+// usableOf is what node n offers the guard: nothing when it cannot take
+// containers (cordoned, NotReady or gone), else its capacity less the
+// sustained load, or without a load curve less what others hold on it now.
+func (g *guard) usableOf(n *cluster.Node) resource.Vector {
+	if !n.Schedulable() {
+		return resource.Vector{}
+	}
+	if !g.curve {
+		return n.Usable()
+	}
+	cp := n.Capacity()
+	return cp.Sub(cluster.ExternalShare(cp, g.sustained))
+}
+
+// grow records nodes up to n, which joined after the guard was built.
+func (g *guard) grow(n *cluster.Node) {
+	for len(g.usable) <= int(n.ID()) {
+		g.usable, g.am = append(g.usable, resource.Vector{}), append(g.am, resource.Vector{})
+		g.groups[[2]resource.Vector{}]++
+	}
+	g.set(int(n.ID()), g.usableOf(n), g.am[n.ID()])
 }
 
 // sustainedLoad is the load the machines always come back to: the lowest
@@ -67,17 +94,25 @@ func sustainedLoad(c *cluster.LoadCurve) float64 {
 	return low
 }
 
-// node records what AMs hold on node id now.
-func (g *guard) node(id int, am resource.Vector) {
-	if g.am[id] == am {
+// node records what AMs hold on node n now, and what n offers when its
+// capacity, schedulability or held resources changed.
+func (g *guard) node(n *cluster.Node) {
+	if int(n.ID()) >= len(g.usable) {
+		g.grow(n)
+	}
+	g.set(int(n.ID()), g.usableOf(n), n.AMAllocated())
+}
+
+func (g *guard) set(id int, usable, am resource.Vector) {
+	if g.am[id] == am && g.usable[id] == usable {
 		return
 	}
 	old := [2]resource.Vector{g.usable[id], g.am[id]}
 	if g.groups[old]--; g.groups[old] == 0 {
 		delete(g.groups, old)
 	}
-	g.am[id] = am
-	g.groups[[2]resource.Vector{g.usable[id], am}]++
+	g.usable[id], g.am[id] = usable, am
+	g.groups[[2]resource.Vector{usable, am}]++
 }
 
 // admit and place follow an AM from admission to its allocation; finish

@@ -45,9 +45,9 @@ func TestGuardSafe(t *testing.T) {
 	}
 	for _, c := range cases {
 		cl, _ := cluster.New(c.nodes)
-		g := newGuard(cl, c.load)
+		g := newGuard(cl, c.load, c.load > 0)
 		for id, am := range c.placed {
-			g.node(id, am)
+			g.set(id, g.usable[id], am)
 		}
 		for _, am := range c.unplaced {
 			g.admit(am, nil)
@@ -63,7 +63,7 @@ func TestGuardSafe(t *testing.T) {
 func TestGuardFollowsJobs(t *testing.T) {
 	v := resource.New
 	cl, _ := cluster.New([]resource.Vector{v(16, 65536), v(4, 16384)})
-	g := newGuard(cl, 0)
+	g := newGuard(cl, 0, false)
 	big := []resource.Vector{v(8, 1024)}
 	for range 8 {
 		if !g.safe(v(1, 1), big) {
@@ -75,7 +75,7 @@ func TestGuardFollowsJobs(t *testing.T) {
 		t.Fatal("a 9th AM in flight could shut the only node for the admitted jobs' 8-vcore tasks")
 	}
 	g.place(v(1, 1))
-	g.node(1, v(1, 1)) // landed on the small node
+	g.set(1, g.usable[1], v(1, 1)) // landed on the small node
 	if !g.safe(v(1, 1), nil) {
 		t.Fatal("with one AM placed on the small node, 8 in flight cannot shut the big one")
 	}
@@ -108,5 +108,43 @@ func TestSustainedLoad(t *testing.T) {
 		if got := sustainedLoad(c.curve); got != c.want {
 			t.Errorf("sustained %v, want %v", got, c.want)
 		}
+	}
+}
+
+// On a live cluster nodes join, are cordoned and have part of their
+// capacity held by pods of other schedulers; the guard follows each node's
+// record as its heartbeat refreshes it.
+func TestGuardFollowsLiveNodes(t *testing.T) {
+	v := resource.New
+	cl, led := cluster.New([]resource.Vector{v(4, 16384)})
+	g := newGuard(cl, 0, false)
+	task := []resource.Vector{v(8, 1024)}
+	if g.safe(v(1, 1), task) {
+		t.Fatal("an 8-vcore task fits no node yet")
+	}
+	big, err := led.AddNode("big", v(16, 65536))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.node(big)
+	if !g.safe(v(1, 1), task) {
+		t.Fatal("the joined 16-vcore node fits the task beside one AM")
+	}
+	if err := led.SetHeld(big.ID(), v(8, 0)); err != nil {
+		t.Fatal(err)
+	}
+	g.node(big)
+	if g.safe(v(1, 1), task) {
+		t.Fatal("with 8 of 16 vcores held by others, one AM shuts the node for an 8-vcore task")
+	}
+	if err := led.SetHeld(big.ID(), resource.Vector{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := led.SetSchedulable(big.ID(), false); err != nil {
+		t.Fatal(err)
+	}
+	g.node(big)
+	if g.safe(v(1, 1), task) {
+		t.Fatal("a cordoned node offers nothing")
 	}
 }

@@ -321,7 +321,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 				p.phEst.Start(int(j.ID()), cat, c.Phase(), uint64(c.ID()), at, size)
 			}
 		}
-	case sched.Completed, sched.Killed:
+	case sched.Completed, sched.Killed, sched.Failed, sched.Preempted, sched.Lost:
 		if from == sched.New || from == sched.Reserved {
 			return // never held resources
 		}
@@ -369,10 +369,10 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 			continue
 		}
 		room := free.Min(p.m.room(roomUnits))
-		task := pl.tasks.First(room)
+		task := pl.tasks.First(n, room)
 		var am *sched.Ask
 		if pl.ams.Len() > 0 {
-			am = pl.ams.First(room.Min(p.amRoom()))
+			am = pl.ams.First(n, room.Min(p.amRoom()))
 		}
 		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
 			return am
@@ -382,7 +382,7 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		}
 	}
 	if p.cfg.Lend {
-		return p.borrow(free)
+		return p.borrow(n, free)
 	}
 	return nil
 }
@@ -398,13 +398,13 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 // room lent for it would not come back as tasks end, and AMs of large jobs
 // started on borrowed room can fill the AM limit and hold back small jobs.
 // A small job's AM may borrow: its life is short.
-func (p *Policy) borrow(free resource.Vector) *sched.Ask {
+func (p *Policy) borrow(n *cluster.Node, free resource.Vector) *sched.Ask {
 	for cat := range p.pools {
 		pl := &p.pools[cat]
-		task := pl.tasks.First(free)
+		task := pl.tasks.First(n, free)
 		var am *sched.Ask
 		if (cat == int(SD) || p.cfg.LendAMs) && pl.ams.Len() > 0 {
-			am = pl.ams.First(free.Min(p.amRoom()))
+			am = pl.ams.First(n, free.Min(p.amRoom()))
 		}
 		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
 			return am

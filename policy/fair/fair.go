@@ -121,16 +121,25 @@ func (p *Policy) AsksChanged(j *sched.Job) {
 }
 
 // NodeUpdated starts a new heartbeat of n: it may take a container again.
-func (p *Policy) NodeUpdated(n *cluster.Node) { p.assigned[n.ID()] = false }
+func (p *Policy) NodeUpdated(n *cluster.Node) { p.setAssigned(n.ID(), false) }
+
+// setAssigned marks node id, growing the table for nodes that joined after
+// the policy was built.
+func (p *Policy) setAssigned(id cluster.NodeID, v bool) {
+	if int(id) >= len(p.assigned) {
+		p.assigned = append(p.assigned, make([]bool, int(id)+1-len(p.assigned))...)
+	}
+	p.assigned[id] = v
+}
 
 // ContainerChanged re-orders a job whose usage changed, and marks a node
 // that got a container or a reservation in this update.
 func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
 	s := c.State()
 	if s == sched.Allocated || s == sched.Reserved {
-		p.assigned[c.Node().ID()] = true
+		p.setAssigned(c.Node().ID(), true)
 	}
-	if s == sched.Allocated || s == sched.Completed || s == sched.Killed {
+	if s == sched.Allocated || s.Terminal() {
 		j := c.Job()
 		p.key[j.ID()] = p.share(j.Usage())
 		p.queues[j.Queue().Index()].running.Fix(j)
@@ -146,7 +155,7 @@ func (p *Policy) JobFinished(j *sched.Job) { p.AsksChanged(j) }
 // lowest share whose next task fits.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	a := p.pick(n)
-	if a != nil && !p.cfg.AssignMultiple && p.assigned[n.ID()] {
+	if a != nil && !p.cfg.AssignMultiple && int(n.ID()) < len(p.assigned) && p.assigned[n.ID()] {
 		// One container per heartbeat: n waits for its next one, which
 		// the driver must deliver although nothing else changed.
 		p.v.ReconsiderNode(n)
@@ -190,18 +199,18 @@ func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask
 	free := n.Free()
 	if p.cfg.Reserve {
 		if fq.amWait.Len() > 0 {
-			if a := fq.amWait.FirstOrReserve(free, n.Capacity(), p.amRoom(fq, fairFrac)); a != nil {
+			if a := fq.amWait.FirstOrReserve(n, free, n.Capacity(), p.amRoom(fq, fairFrac)); a != nil {
 				return a
 			}
 		}
-		return fq.running.FirstOrReserve(free, n.Capacity(), n.Capacity())
+		return fq.running.FirstOrReserve(n, free, n.Capacity(), n.Capacity())
 	}
 	if fq.amWait.Len() > 0 {
-		if a := fq.amWait.First(free.Min(p.amRoom(fq, fairFrac))); a != nil {
+		if a := fq.amWait.First(n, free.Min(p.amRoom(fq, fairFrac))); a != nil {
 			return a
 		}
 	}
-	return fq.running.First(free)
+	return fq.running.First(n, free)
 }
 
 // amRoom is what AMs may still take in the queue: max_am_share of its fair
