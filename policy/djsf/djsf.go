@@ -326,11 +326,16 @@ func hasWork(j *sched.Job) bool {
 // time since it started, because in a congested cluster a wide job runs for
 // much longer than its estimate (the standalone runtime); an elapsed-time
 // rule would call it almost done and put it first, SJF's failure all over.
+// A job that declares no phases (a live application asking as it goes) has
+// no progress to measure, so its whole estimate stands.
 func remaining(j *sched.Job) clock.Duration {
 	total, done := 0, 0
 	for k, ph := range j.Spec().Phases {
 		total += ph.Tasks
 		done += j.Phase(k).Completed
+	}
+	if total == 0 {
+		return max(j.Spec().Estimate, minJCT)
 	}
 	r := clock.Duration(float64(j.Spec().Estimate) * float64(total-done) / float64(total))
 	return max(r, minJCT)

@@ -136,6 +136,12 @@ func TestRemaining(t *testing.T) {
 	if !hasWork(j) {
 		t.Error("a job with unallocated tasks has work")
 	}
+	// A live application that declares no phases has no progress to
+	// measure: its whole estimate stands (not 0/0).
+	open := h.Submit(sched.JobSpec{Key: "open", Queue: "default", Open: true, Estimate: 40 * s})
+	if got := remaining(open); got != 40*s {
+		t.Errorf("open job: remaining %v, want its estimate 40s", got)
+	}
 }
 
 func TestReportSets(t *testing.T) {
