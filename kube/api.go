@@ -200,4 +200,3 @@ func (s *Scheduler) waitReason(ps *podState) string {
 	}
 	return fmt.Sprintf("waiting for %v on a node it may use; policy %s has not placed it yet", ps.req, s.o.PolicyName)
 }
-

@@ -236,13 +236,13 @@ func TestParseConfig(t *testing.T) {
 		t.Fatalf("empty config: %v, %+v", err, empty)
 	}
 	bad := map[string]string{
-		"queues: [{name: a, capacity: 0}]":                      "queues[0].capacity",
-		"queues: [{name: a, capacity: 0.5, max_capacity: 0.2}]": "queues[0].max_capacity",
-		"queues: [{capacity: 0.5}]":                             "queues[0].name",
+		"queues: [{name: a, capacity: 0}]":                         "queues[0].capacity",
+		"queues: [{name: a, capacity: 0.5, max_capacity: 0.2}]":    "queues[0].max_capacity",
+		"queues: [{capacity: 0.5}]":                                "queues[0].name",
 		"queues: [{name: a, capacity: 1}, {name: a, capacity: 1}]": "queues[1].name",
-		"queues: [{name: a, capacity: 1}]\ndefault_queue: b":    "default_queue",
-		"queues: [{name: a, capacity: 1, weight: 2}]":           "weight",
-		"default_queue: x":                                      "default_queue",
+		"queues: [{name: a, capacity: 1}]\ndefault_queue: b":       "default_queue",
+		"queues: [{name: a, capacity: 1, weight: 2}]":              "weight",
+		"default_queue: x":                                         "default_queue",
 	}
 	for in, want := range bad {
 		if _, err := ParseConfig([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {

@@ -123,13 +123,13 @@ type nodeState struct {
 type podPhase uint8
 
 const (
-	podAsked    podPhase = iota // a pending request in the core
-	podAssumed                  // the core placed it; the binding is in flight
-	podBound                    // bound (by us or read back); resources held
-	podRunning                  // reported RUNNING
-	podBackoff                  // a binding failed; waiting to be asked again
-	podHeld                     // not given to the core (job ended, bad input)
-	podDone                     // ended; nothing held
+	podAsked   podPhase = iota // a pending request in the core
+	podAssumed                 // the core placed it; the binding is in flight
+	podBound                   // bound (by us or read back); resources held
+	podRunning                 // reported RUNNING
+	podBackoff                 // a binding failed; waiting to be asked again
+	podHeld                    // not given to the core (job ended, bad input)
+	podDone                    // ended; nothing held
 )
 
 var podPhaseNames = [...]string{"asked", "assumed", "bound", "running", "backoff", "held", "done"}

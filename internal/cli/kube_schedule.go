@@ -27,12 +27,12 @@ func init() { kubeCommands = append(kubeCommands, newKubeSchedule) }
 
 type scheduleFlags struct {
 	kubeconfig, policy, admission, config, name string
-	leaderElect                                bool
-	leaseNamespace, leaseName                  string
-	workers                                    int
-	qps                                        float32
-	burst                                      int
-	logLevel                                   string
+	leaderElect                                 bool
+	leaseNamespace, leaseName                   string
+	workers                                     int
+	qps                                         float32
+	burst                                       int
+	logLevel                                    string
 }
 
 func newKubeSchedule() *cobra.Command {
