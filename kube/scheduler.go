@@ -105,7 +105,10 @@ type Scheduler struct {
 	results  chan apiResult
 	tasks    chan apiTask
 	// retry is when the earliest pod in backoff may be asked again.
-	backoff  []*podState
+	backoff []*podState
+	// calls are functions to run on the loop, for readers outside it.
+	calls    chan func()
+	stopped  chan struct{} // closed when Run returns
 	deferred []func(now clock.Time)
 	synced   bool
 }
@@ -209,7 +212,7 @@ func New(o Options) (*Scheduler, error) {
 		o: o, queue: newWorkQueue(),
 		nodes: map[string]*nodeState{}, pods: map[string]*podState{}, jobs: map[string]*jobState{},
 		jobGen: map[string]int{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{},
-		results: make(chan apiResult, o.BindWorkers), tasks: make(chan apiTask),
+		results: make(chan apiResult, o.BindWorkers), tasks: make(chan apiTask), calls: make(chan func()), stopped: make(chan struct{}),
 		nextTick: clock.Never,
 	}
 	return s, nil
@@ -222,6 +225,7 @@ func (s *Scheduler) Core() *sched.Core { return s.core }
 // Run watches the cluster and schedules until ctx ends. It returns after
 // the initial list is adopted and ctx is done, or on a setup error.
 func (s *Scheduler) Run(ctx context.Context) error {
+	defer close(s.stopped)
 	if s.o.Recorder == nil {
 		b := record.NewBroadcaster(record.WithContext(ctx))
 		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.o.Client.CoreV1().Events("")})
@@ -263,6 +267,23 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		<-workers
 	}
 	return err
+}
+
+// OnLoop runs f on the event loop, with the core and the driver's state
+// quiescent, and waits for it; it reports false, without running f, when
+// ctx ends first or the scheduler has stopped. Readers outside the loop
+// (status pages, tests) use it; f must not block.
+func (s *Scheduler) OnLoop(ctx context.Context, f func()) bool {
+	done := make(chan struct{})
+	select {
+	case s.calls <- func() { f(); close(done) }:
+	case <-ctx.Done():
+		return false
+	case <-s.stopped:
+		return false
+	}
+	<-done
+	return true
 }
 
 func (s *Scheduler) handler(k itemKind) cache.ResourceEventHandler {
@@ -382,6 +403,8 @@ func (s *Scheduler) loop(ctx context.Context) error {
 			s.retryBackoff()
 		case <-status.C:
 			s.refreshStatus()
+		case f := <-s.calls:
+			f()
 		}
 		if err := s.core.Err(); err != nil {
 			return fmt.Errorf("scheduling core: %w", err)
