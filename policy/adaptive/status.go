@@ -107,7 +107,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 		t, _ := c.Time(sched.Running)
 		ph.running++
 		ph.runS += t.Seconds()
-	case sched.Completed, sched.Killed:
+	case sched.Completed, sched.Killed, sched.Failed, sched.Preempted, sched.Lost:
 		if from >= sched.Allocated {
 			ji.held--
 			if ji.goal < 0 {

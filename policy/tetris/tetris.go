@@ -239,7 +239,7 @@ func (p *Policy) update(j *sched.Job) {
 // the transitions the resource manager observed.
 func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
 	s := c.State()
-	if s != sched.Allocated && s != sched.Completed && s != sched.Killed {
+	if s != sched.Allocated && !s.Terminal() {
 		return
 	}
 	j := c.Job()
@@ -335,7 +335,7 @@ func Alignment(request, free, capacity resource.Vector) float64 {
 // node, the first job in fairness order that can gets it.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	free := n.Free()
-	if p.runnable.First(free) == nil {
+	if p.runnable.First(n, free) == nil {
 		return nil // nothing fits: skip the scoring pass
 	}
 	eligible := max(int(math.Ceil((1-p.cfg.F)*float64(len(p.members)))), 1)
@@ -356,11 +356,11 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		if cut.less(r) {
 			continue
 		}
-		p.addCandidates(j, r, free, capN, amRoom)
+		p.addCandidates(j, n, r, free, capN, amRoom)
 	}
 	if len(p.touched) == 0 {
 		p.runnable.Ascend(func(j *sched.Job) bool {
-			p.addCandidates(j, rank{p.share[j.ID()], j.ID()}, free, capN, amRoom)
+			p.addCandidates(j, n, rank{p.share[j.ID()], j.ID()}, free, capN, amRoom)
 			return len(p.touched) == 0
 		})
 	}
@@ -371,12 +371,12 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 // the AM limit): it adds to the sums behind ε and keeps, per shape, the task
 // with the least remaining work (ties: the job further below its share, then
 // the job's earlier ask).
-func (p *Policy) addCandidates(j *sched.Job, r rank, free, capN, amRoom resource.Vector) {
+func (p *Policy) addCandidates(j *sched.Job, n *cluster.Node, r rank, free, capN, amRoom resource.Vector) {
 	w := -1.0
 	info := &p.jobs[j.ID()]
 	for i := range j.Asks() {
 		a := &j.Asks()[i]
-		if a.Pending <= 0 || !a.Request.Fits(free) || (a.IsAM() && !a.Request.Fits(amRoom)) {
+		if a.Pending <= 0 || !a.Request.Fits(free) || (a.IsAM() && !a.Request.Fits(amRoom)) || !a.EligibleOn(n) {
 			continue
 		}
 		if w < 0 {
