@@ -59,6 +59,9 @@ type Options struct {
 	Log         *slog.Logger
 	// Now is the wall clock; tests replace it.
 	Now func() time.Time
+	// Check verifies the core's invariants after every event and stops
+	// the scheduler with an error when one breaks; tests set it.
+	Check bool
 	// OnDecision, when set, hears every binding the scheduler attempts and
 	// its outcome, from the event loop.
 	OnDecision func(Decision)
@@ -319,7 +322,7 @@ func (s *Scheduler) start() error {
 	core, err := sched.NewCore(sched.Config{
 		Nodes:  []resource.Vector{{}},
 		Queues: s.o.Config.QueueSpecs(), Driver: (*coreDriver)(s),
-		NewPolicy: s.o.Policy, NewAdmission: s.o.Admission,
+		NewPolicy: s.o.Policy, NewAdmission: s.o.Admission, Debug: s.o.Check,
 	})
 	if err != nil {
 		return fmt.Errorf("scheduling core: %w", err)
@@ -408,6 +411,11 @@ func (s *Scheduler) loop(ctx context.Context) error {
 		}
 		if err := s.core.Err(); err != nil {
 			return fmt.Errorf("scheduling core: %w", err)
+		}
+		if s.o.Check {
+			if err := s.core.Check(); err != nil {
+				return fmt.Errorf("invariant broken: %w", err)
+			}
 		}
 	}
 }
