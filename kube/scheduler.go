@@ -255,6 +255,23 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			return fmt.Errorf("informer for %v did not sync", typ)
 		}
 	}
+	// The core needs a node to start from; a cluster without any has
+	// nothing to schedule on until one joins.
+	for {
+		nodes, err := s.nodeLister.List(everything())
+		if err != nil {
+			return fmt.Errorf("list nodes: %w", err)
+		}
+		if len(nodes) > 0 {
+			break
+		}
+		s.o.Log.Info("waiting for a node to join")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.queue.wake:
+		}
+	}
 	if err := s.start(); err != nil {
 		return err
 	}
@@ -270,6 +287,15 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		<-workers
 	}
 	return err
+}
+
+// NodeName returns the Kubernetes name of the core's node id ("" when
+// unknown). Only the event loop (or OnLoop's f) may call it.
+func (s *Scheduler) NodeName(id cluster.NodeID) string {
+	if int(id) < 0 || int(id) >= len(s.nodeByID) || s.nodeByID[id] == nil {
+		return ""
+	}
+	return s.nodeByID[id].name
 }
 
 // OnLoop runs f on the event loop, with the core and the driver's state
@@ -316,11 +342,20 @@ func (s *Scheduler) handler(k itemKind) cache.ResourceEventHandler {
 // first), then our pending pods in creation order.
 func (s *Scheduler) start() error {
 	now := s.clockNow()
-	// The core starts from a cluster of one empty node, removed at once:
-	// every real node joins through AddNode, named, whether it is listed
-	// now or joins later.
+	// The nodes listed now are the core's initial cluster, so that
+	// policies that size themselves at construction see them; nodes that
+	// join later come through AddNode.
+	nodes, err := s.nodeLister.List(everything())
+	if err != nil {
+		return fmt.Errorf("list nodes: %w", err)
+	}
+	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
+	caps := make([]resource.Vector, len(nodes))
+	for i, n := range nodes {
+		caps[i] = nodeCapacity(n)
+	}
 	core, err := sched.NewCore(sched.Config{
-		Nodes:  []resource.Vector{{}},
+		Nodes:  caps,
 		Queues: s.o.Config.QueueSpecs(), Driver: (*coreDriver)(s),
 		NewPolicy: s.o.Policy, NewAdmission: s.o.Admission, Debug: s.o.Check,
 	})
@@ -328,16 +363,10 @@ func (s *Scheduler) start() error {
 		return fmt.Errorf("scheduling core: %w", err)
 	}
 	s.core = core
-	if err := core.RemoveNode(now, 0); err != nil {
-		return fmt.Errorf("scheduling core: %w", err)
-	}
-	s.nodeByID = []*nodeState{nil}
-	nodes, err := s.nodeLister.List(everything())
-	if err != nil {
-		return fmt.Errorf("list nodes: %w", err)
-	}
-	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
-	for _, n := range nodes {
+	for i, n := range nodes {
+		ns := &nodeState{name: n.Name, id: cluster.NodeID(i), cn: core.Cluster().Node(cluster.NodeID(i)), cap: caps[i], schedu: true}
+		s.nodes[n.Name] = ns
+		s.nodeByID = append(s.nodeByID, ns)
 		s.syncNodeObject(now, n.Name, n)
 	}
 	pods, err := s.podLister.List(everything())
