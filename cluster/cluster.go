@@ -174,6 +174,9 @@ func (l *Ledger) AddNode(name string, capacity resource.Vector) (*Node, error) {
 	return n, nil
 }
 
+// SetName names node id with the driver's name for it.
+func (l *Ledger) SetName(id NodeID, name string) { l.c.nodes[id].name = name }
+
 // RemoveNode turns node id into a tombstone: no capacity, never schedulable
 // again. Its containers must have been released first.
 func (l *Ledger) RemoveNode(id NodeID) error {

@@ -46,9 +46,12 @@ type Driver interface {
 
 // Config assembles a core.
 type Config struct {
-	Nodes  []resource.Vector
-	Queues []QueueSpec
-	Driver Driver
+	Nodes []resource.Vector
+	// NodeNames optionally names Nodes, in order, with the driver's names
+	// (a live cluster's node names); more join later through AddNode.
+	NodeNames []string
+	Queues    []QueueSpec
+	Driver    Driver
 	// NewPolicy and NewAdmission build the policy and admission
 	// controller against the core's read-only view.
 	NewPolicy    func(v *View) (Policy, error)
@@ -178,9 +181,6 @@ func (o *observers) add(x any) {
 
 // NewCore builds a core.
 func NewCore(cfg Config) (*Core, error) {
-	if len(cfg.Nodes) == 0 {
-		return nil, errors.New("cluster has no nodes")
-	}
 	if cfg.Driver == nil || cfg.NewPolicy == nil {
 		return nil, errors.New("core needs a driver and a policy")
 	}
@@ -189,7 +189,13 @@ func NewCore(cfg Config) (*Core, error) {
 	if c.maxAMFail <= 0 {
 		c.maxAMFail = DefaultMaxAMAttempts
 	}
+	if len(cfg.NodeNames) > 0 && len(cfg.NodeNames) != len(cfg.Nodes) {
+		return nil, fmt.Errorf("%d node names for %d nodes", len(cfg.NodeNames), len(cfg.Nodes))
+	}
 	c.cl, c.ledger = cluster.New(cfg.Nodes)
+	for i, name := range cfg.NodeNames {
+		c.ledger.SetName(cluster.NodeID(i), name)
+	}
 	c.onNode = make([]*Container, len(cfg.Nodes))
 	c.view = View{c: c}
 	specs := cfg.Queues

@@ -182,19 +182,23 @@ func (p *Policy) JobSubmitted(j *sched.Job) {
 	n := len(j.Spec().Phases)
 	info := jobInfo{sum: make([]clock.Duration, n), count: make([]int32, n), shape: make([]int32, len(j.Asks()))}
 	for i := range j.Asks() {
-		r := j.Asks()[i].Request
-		k, ok := p.shapeOf[r]
-		if !ok {
-			k = int32(len(p.best))
-			p.shapeOf[r] = k
-			p.best = append(p.best, shapeBest{})
-		}
-		info.shape[i] = k
+		info.shape[i] = p.shapeIndex(j.Asks()[i].Request)
 	}
 	if e := j.Spec().Estimate; e > 0 {
 		info.estTask = e / clock.Duration(p.waves(j))
 	}
 	p.jobs[j.ID()] = info
+}
+
+// shapeIndex returns the index in best of request shape r.
+func (p *Policy) shapeIndex(r resource.Vector) int32 {
+	k, ok := p.shapeOf[r]
+	if !ok {
+		k = int32(len(p.best))
+		p.shapeOf[r] = k
+		p.best = append(p.best, shapeBest{})
+	}
+	return k
 }
 
 // waves is how many rounds the job's phases need, one after another, on the
@@ -245,7 +249,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
 	j := c.Job()
 	p.share[j.ID()] = j.Usage().DominantShare(p.capacity)
 	p.runnable.Fix(j)
-	if s != sched.Completed || c.IsAM() {
+	if s != sched.Completed || c.IsAM() || c.Phase() >= len(p.jobs[j.ID()].sum) { // an open job declares no phases
 		return
 	}
 	start, ok := c.Time(sched.Running)
@@ -381,6 +385,9 @@ func (p *Policy) addCandidates(j *sched.Job, n *cluster.Node, r rank, free, capN
 		}
 		if w < 0 {
 			w = p.RemainingWork(j)
+		}
+		for i >= len(info.shape) { // an open job asks as it goes
+			info.shape = append(info.shape, p.shapeIndex(j.Asks()[len(info.shape)].Request))
 		}
 		sb := &p.best[info.shape[i]]
 		if sb.stamp != p.stamp {
