@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/spindle-sched/spindle/internal/localcluster"
 )
 
 func fakePod(ns, name, node, duration string) *corev1.Pod {
@@ -43,7 +45,7 @@ func phaseTimes(t *testing.T, client kubernetes.Interface, ns string, names []st
 	running, succeeded = map[string]time.Time{}, map[string]time.Time{}
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	_ = Poll(ctx, 50*time.Millisecond, func() (bool, error) {
+	_ = localcluster.Poll(ctx, 50*time.Millisecond, func() (bool, error) {
 		now := time.Now()
 		for _, name := range names {
 			p, err := client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
@@ -115,7 +117,7 @@ func TestLiveStageCompletesPodAfterReplayDuration(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := Poll(wctx, 100*time.Millisecond, func() (bool, error) {
+	if err := localcluster.Poll(wctx, 100*time.Millisecond, func() (bool, error) {
 		_, err := c.Client.CoreV1().Pods("replay").Get(wctx, "service", metav1.GetOptions{})
 		return err != nil, nil
 	}); err != nil {
@@ -149,8 +151,8 @@ func TestLiveFullClusterAndCleanStop(t *testing.T) {
 	}
 
 	var pids []int
-	for _, pr := range c.procs {
-		pids = append(pids, pr.cmd.Process.Pid)
+	for _, pr := range c.Procs {
+		pids = append(pids, pr.PID)
 	}
 	if len(pids) != 5 {
 		t.Errorf("started %d processes, want 5 (etcd, apiserver, controller-manager, scheduler, kwok)", len(pids))

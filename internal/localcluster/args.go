@@ -1,4 +1,4 @@
-package kubetest
+package localcluster
 
 import (
 	"fmt"
@@ -130,17 +130,20 @@ var standardStages = []string{
 // SpindleStage is the repository path of spindle's pod-complete stage.
 const SpindleStage = "deploy/kwok/pod-complete-after-duration.yaml"
 
-// stageFiles returns the kwok --config files: the standard stages next to
-// bin and spindle's stage from the repository.
-func stageFiles(bin string) ([]string, error) {
+// StageFiles returns the kwok --config files: the standard stages next to
+// bin and spindle's stage from the repository at repo (found from the
+// working directory when "").
+func StageFiles(bin, repo string) ([]string, error) {
 	root := filepath.Join(filepath.Dir(bin), "kwok-stages")
 	var files []string
 	for _, s := range standardStages {
 		files = append(files, filepath.Join(root, s))
 	}
-	repo, err := repoRoot()
-	if err != nil {
-		return nil, err
+	if repo == "" {
+		var err error
+		if repo, err = repoRoot(); err != nil {
+			return nil, err
+		}
 	}
 	files = append(files, filepath.Join(repo, SpindleStage))
 	for _, f := range files {
