@@ -110,4 +110,3 @@ func TestArgsStayOnLoopback(t *testing.T) {
 		t.Errorf("checked only %d address flags; the filter above no longer matches the arguments", checked)
 	}
 }
-
