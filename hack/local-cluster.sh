@@ -25,13 +25,23 @@ usage() {
   sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
 }
 
+# alive PID: the process exists and is not a zombie (an orphan whose
+# adopter has not reaped it yet has finished all the same).
+alive() {
+  kill -0 "$1" 2>/dev/null || return 1
+  if [ -r "/proc/$1/stat" ]; then
+    case "$(cut -d')' -f2 "/proc/$1/stat" 2>/dev/null)" in " Z"*) return 1 ;; esac
+  fi
+  return 0
+}
+
 # pid_of NAME: the PID recorded for NAME, if that process still runs and is
 # still NAME (a PID can be reused once the process is gone).
 pid_of() {
   local name=$1 pid cmd
   [ -f "$state/$name.pid" ] || return 1
   pid=$(cat "$state/$name.pid")
-  kill -0 "$pid" 2>/dev/null || return 1
+  alive "$pid" || return 1
   if [ -r "/proc/$pid/cmdline" ]; then
     cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline")
   else
@@ -72,10 +82,10 @@ cmd_down() {
       # of its own, so this reaches anything it forked and nothing else.
       kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
       for i in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || break
+        alive "$pid" || break
         sleep 0.1
       done
-      if kill -0 "$pid" 2>/dev/null; then
+      if alive "$pid"; then
         kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
       fi
       echo "stopped $name (pid $pid)"

@@ -108,6 +108,10 @@ func kwokArgs(kubeconfig string, port int, stages []string) []string {
 		"--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=fake",
 		"--server-address=127.0.0.1:" + strconv.Itoa(port),
 		"--node-ip=127.0.0.1",
+		// Pod IPs are data only (nothing connects to them); a /16 names
+		// the benchmark's thousands of pods without reusing kwok's default
+		// /24, which is the service range here.
+		"--cidr=10.244.0.0/16",
 		"--node-lease-duration-seconds=40",
 	}
 	for _, s := range stages {
