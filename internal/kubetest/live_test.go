@@ -91,6 +91,7 @@ func TestLiveStageCompletesPodAfterReplayDuration(t *testing.T) {
 		// Polling may see Running up to one poll late, and Succeeded up to
 		// one poll late plus the apiserver's round trip.
 		got := s.Sub(r)
+		t.Logf("pod %s annotated %v: Running to Succeeded in %v", name, d, got.Round(10*time.Millisecond))
 		if got < d-200*time.Millisecond || got > d+1500*time.Millisecond {
 			t.Errorf("pod %s ran %v, want %v (annotation %s)", name, got.Round(10*time.Millisecond), d, d)
 		}

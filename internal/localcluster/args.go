@@ -25,13 +25,13 @@ func etcdArgs(dataDir string, clientPort, peerPort int) []string {
 	client := "http://127.0.0.1:" + strconv.Itoa(clientPort)
 	peer := "http://127.0.0.1:" + strconv.Itoa(peerPort)
 	return []string{
-		"--name=default",
+		"--name=spindle",
 		"--data-dir=" + dataDir,
 		"--listen-client-urls=" + client,
 		"--advertise-client-urls=" + client,
 		"--listen-peer-urls=" + peer,
 		"--initial-advertise-peer-urls=" + peer,
-		"--initial-cluster=default=" + peer,
+		"--initial-cluster=spindle=" + peer,
 		// A test cluster's data is thrown away: skipping fsync makes etcd
 		// fast on a busy disk and loses nothing that matters.
 		"--unsafe-no-fsync=true",
@@ -59,6 +59,15 @@ func apiServerArgs(pki kubepki.Files, etcdURL string, port int, noNodeLifecycle 
 		"--service-account-signing-key-file=" + pki.ServiceKey,
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--authorization-mode=RBAC",
+		// The controller-manager and scheduler read the front-proxy CA for
+		// delegated authentication and log an error every few seconds when
+		// there is none. The CA is ours; the allowed name is one no
+		// certificate we issue carries, so no client can act as a proxy.
+		"--requestheader-client-ca-file=" + pki.CACert,
+		"--requestheader-allowed-names=spindle-front-proxy-unused",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 		"--disable-admission-plugins=" + disabled,
 		// Endpoints may not hold a loopback address, so the apiserver must
 		// not try to publish itself as the kubernetes service's endpoint.
