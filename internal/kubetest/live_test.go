@@ -3,6 +3,7 @@ package kubetest
 import (
 	"context"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -171,5 +172,43 @@ func TestLiveFullClusterAndCleanStop(t *testing.T) {
 	if conn, err := net.DialTimeout("tcp", host, time.Second); err == nil {
 		conn.Close()
 		t.Errorf("apiserver port %s still accepts connections after Stop", host)
+	}
+}
+
+// A process the test adds with Run is logged, can be killed -9, and is
+// stopped with the cluster.
+func TestLiveRunKillAndStop(t *testing.T) {
+	c := Start(t, Options{})
+	sleeper, err := c.Run("sleeper", "/bin/sh", "-c", "echo started; exec sleep 300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run("sleeper", "/bin/true"); err == nil {
+		t.Error("Run accepted a second process named sleeper")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := localcluster.Poll(ctx, 50*time.Millisecond, func() (bool, error) {
+		return localcluster.Tail(sleeper.Log, 1) == "started", nil
+	}); err != nil {
+		t.Fatalf("sleeper's log never said started: %v", err)
+	}
+	if err := sleeper.Exited(); err != nil {
+		t.Fatalf("sleeper exited at once: %v", err)
+	}
+	sleeper.Kill()
+	if err := sleeper.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("killed process ended with %v, want a SIGKILL", err)
+	}
+	if alive(sleeper.PID) {
+		t.Errorf("pid %d runs after Kill", sleeper.PID)
+	}
+	again, err := c.Run("sleeper2", "/bin/sh", "-c", "exec sleep 300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stop()
+	if alive(again.PID) {
+		t.Errorf("pid %d runs after Stop", again.PID)
 	}
 }

@@ -429,13 +429,31 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
+// Run starts the executable at path as one more process of the cluster:
+// output to <Dir>/<name>.log, its own process group, and stopped with the
+// rest by Stop (a test's spindle scheduler, say). It is not waited for; use
+// Exited to see whether it still runs and Kill to end it abruptly. name must
+// be unique within the cluster, as it names the log and pid files.
+func (c *Cluster) Run(name, path string, args ...string) (*Process, error) {
+	for _, p := range c.Procs {
+		if p.Name == name {
+			return nil, fmt.Errorf("process name %q already used in this cluster", name)
+		}
+	}
+	return c.start1(name, path, false, args...)
+}
+
 func (c *Cluster) spawn(bin, name string, detach bool, args ...string) (*Process, error) {
+	return c.start1(name, filepath.Join(bin, name), detach, args...)
+}
+
+func (c *Cluster) start1(name, path string, detach bool, args ...string) (*Process, error) {
 	logPath := filepath.Join(c.Dir, name+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(filepath.Join(bin, name), args...)
+	cmd := exec.Command(path, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = sysProcAttr(detach)
 	if err := cmd.Start(); err != nil {
@@ -464,6 +482,19 @@ func (p *Process) Exited() error {
 	default:
 		return nil
 	}
+}
+
+// Kill sends SIGKILL to p's process group (kill -9: no chance to clean
+// up) and waits until p has exited.
+func (p *Process) Kill() {
+	_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+	<-p.done
+}
+
+// Wait blocks until p exits and returns how it ended.
+func (p *Process) Wait() error {
+	<-p.done
+	return p.err
 }
 
 func (p *Process) stop() {
