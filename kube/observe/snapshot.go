@@ -1,0 +1,194 @@
+// Package observe is the live scheduler's window to the outside: Prometheus
+// metrics, health and readiness probes, a read-only JSON API and a status page.
+//
+// The driver's event loop owns the scheduling core and must never wait on an
+// HTTP client, so the two sides meet only through a Recorder: the loop counts
+// attempts and decisions into it and, after each event batch, publishes a
+// Snapshot it built from the core. Publish stores the snapshot behind an
+// atomic pointer (copy-on-publish); HTTP handlers and metric scrapes read
+// whatever snapshot is current and never take a lock the loop also takes.
+// Nothing served here changes scheduler state: every endpoint answers only
+// GET and HEAD.
+package observe
+
+import (
+	"time"
+
+	"github.com/spindle-sched/spindle/resource"
+)
+
+// Result is the outcome of one scheduling attempt for a pod.
+type Result string
+
+// The attempt outcomes, used as the "result" label of the attempt metrics.
+const (
+	// ResultScheduled: the core placed the pod on a node (binding follows).
+	ResultScheduled Result = "scheduled"
+	// ResultUnschedulable: no node can hold the pod now (capacity, selectors,
+	// taints); it stays pending.
+	ResultUnschedulable Result = "unschedulable"
+	// ResultWaitingAdmission: the admission controller holds the pod's job
+	// (or the pod is an executor whose driver is not running yet).
+	ResultWaitingAdmission Result = "waiting_admission"
+	// ResultError: the attempt failed for a reason other than the cluster
+	// being full (bad annotation, internal error).
+	ResultError Result = "error"
+)
+
+// Results lists every Result, in the order the metrics pre-create them.
+var Results = []Result{ResultScheduled, ResultUnschedulable, ResultWaitingAdmission, ResultError}
+
+// BindResult is the outcome of one pods/binding call.
+type BindResult string
+
+// The bind outcomes, used as the "result" label of the bind metrics.
+const (
+	BindOK BindResult = "ok"
+	// BindConflict: the apiserver refused because the pod changed or was
+	// already bound; the driver undoes the assumed placement.
+	BindConflict BindResult = "conflict"
+	// BindError: any other failure; the driver undoes and retries with backoff.
+	BindError BindResult = "error"
+)
+
+// BindResults lists every BindResult.
+var BindResults = []BindResult{BindOK, BindConflict, BindError}
+
+// Role is the replica's part in leader election.
+type Role string
+
+// The roles. A replica without --leader-elect is RoleSolo.
+const (
+	RoleSolo    Role = "solo"
+	RoleLeader  Role = "leader"
+	RoleStandby Role = "standby"
+)
+
+// AM states of a job, as shown in JobStatus.AM.
+const (
+	AMNone     = "none"     // the job has no AM pod (a lone pod, or tasks only)
+	AMWaiting  = "waiting"  // the AM pod exists but admission holds it
+	AMAdmitted = "admitted" // admitted, not yet running (placed or binding)
+	AMRunning  = "running"  // the AM pod runs
+	AMDone     = "done"     // the AM pod ended
+)
+
+// Resources is an amount of CPU and memory (and GPUs), in units a reader of
+// the JSON API does not have to convert twice.
+type Resources struct {
+	MilliCPU  int64 `json:"milli_cpu"`
+	MemoryMiB int64 `json:"memory_mib"`
+	GPUs      int64 `json:"gpus,omitempty"`
+}
+
+// FromVector converts the core's resource vector.
+func FromVector(v resource.Vector) Resources {
+	return Resources{MilliCPU: v[resource.VCores], MemoryMiB: v[resource.Memory], GPUs: v[resource.GPU]}
+}
+
+// Add returns r+o.
+func (r Resources) Add(o Resources) Resources {
+	return Resources{MilliCPU: r.MilliCPU + o.MilliCPU, MemoryMiB: r.MemoryMiB + o.MemoryMiB, GPUs: r.GPUs + o.GPUs}
+}
+
+// JobStatus is one job as the scheduler sees it.
+type JobStatus struct {
+	// Name is the job's key: its spindle.io/job (or spark-app-selector)
+	// label, or the pod name of a lone pod.
+	Name      string    `json:"name"`
+	Namespace string    `json:"namespace"`
+	Queue     string    `json:"queue"`
+	State     string    `json:"state"` // the core's job state (waiting, running, done, ...)
+	Submitted time.Time `json:"submitted,omitzero"`
+	// AM is one of the AM* constants; AMReason says what a waiting AM waits
+	// for (the same text the FailedScheduling Event carries).
+	AM          string    `json:"am"`
+	AMReason    string    `json:"am_reason,omitempty"`
+	PodsPending int       `json:"pods_pending"`
+	PodsRunning int       `json:"pods_running"`
+	PodsDone    int       `json:"pods_done"`
+	Usage       Resources `json:"usage"`
+}
+
+// QueueStatus is one queue with its usage and share of the cluster.
+type QueueStatus struct {
+	Name string `json:"name"`
+	// Weight is the queue's weight from the scheduler config (Fair/DRF);
+	// Capacity its guaranteed share (Capacity policy). Either may be zero
+	// when the policy does not use it.
+	Weight   float64   `json:"weight"`
+	Capacity float64   `json:"capacity,omitempty"`
+	Usage    Resources `json:"usage"`
+	// Share is the queue's dominant share of the cluster capacity spindle
+	// may use, in [0, 1].
+	Share       float64 `json:"share"`
+	PendingPods int     `json:"pending_pods"`
+	RunningPods int     `json:"running_pods"`
+	Jobs        int     `json:"jobs"`
+	AMsAdmitted int     `json:"ams_admitted"`
+	AMsWaiting  int     `json:"ams_waiting"`
+}
+
+// NodeStatus is one node: what it offers, what others hold on it, what
+// spindle placed there.
+type NodeStatus struct {
+	Name string `json:"name"`
+	// Capacity is the node's allocatable; External the requests of pods
+	// spindle does not schedule (daemonsets, other schedulers); Allocated
+	// what spindle's pods hold (bound or assumed).
+	Capacity  Resources `json:"capacity"`
+	External  Resources `json:"external"`
+	Allocated Resources `json:"allocated"`
+	// Schedulable is false for cordoned or NotReady nodes; Reason says which.
+	Schedulable bool   `json:"schedulable"`
+	Reason      string `json:"reason,omitempty"`
+	Pods        int    `json:"pods"`
+}
+
+// Decision is one placement the core made.
+type Decision struct {
+	Time      time.Time `json:"time"`
+	Pod       string    `json:"pod"` // namespace/name
+	Job       string    `json:"job"`
+	Queue     string    `json:"queue"`
+	Node      string    `json:"node"`
+	AM        bool      `json:"am,omitempty"`
+	Policy    string    `json:"policy"`
+	Reason    string    `json:"reason,omitempty"` // the policy's reason, when it gives one
+	Resources Resources `json:"resources"`
+}
+
+// UtilPoint is one sample of cluster utilization: allocated over the
+// capacity spindle may use (capacity less external load), per resource.
+type UtilPoint struct {
+	Time        time.Time `json:"time"`
+	CPU         float64   `json:"cpu"`
+	Memory      float64   `json:"memory"`
+	PendingPods int       `json:"pending_pods"`
+	RunningPods int       `json:"running_pods"`
+}
+
+// Snapshot is the scheduler's state after one event batch. The driver fills
+// Time through Gauges; Publish fills Decisions, Utilization and the process
+// fields. Once published a Snapshot is shared with readers and must not be
+// changed: build a new one for the next batch.
+type Snapshot struct {
+	Time      time.Time     `json:"time"`
+	Policy    string        `json:"policy"`
+	Admission string        `json:"admission"`
+	Jobs      []JobStatus   `json:"jobs"`
+	Queues    []QueueStatus `json:"queues"`
+	Nodes     []NodeStatus  `json:"nodes"`
+	// Gauges are policy and admission internals by name, such as
+	// "dress_delta" (DRESS's reserve ratio δ) or "autoadmin_rr_vcores"
+	// (AutoAdmin's R_R); PolicyGauges builds them from the core's policy and
+	// admission. Names must match [a-z_][a-z0-9_]*.
+	Gauges map[string]float64 `json:"gauges"`
+
+	// Set by Publish from the Recorder's own history.
+	Decisions   []Decision  `json:"decisions"`
+	Utilization []UtilPoint `json:"utilization"`
+	Role        Role        `json:"role"`
+	Synced      bool        `json:"synced"`
+	Seq         uint64      `json:"seq"`
+}

@@ -1,0 +1,119 @@
+// Status page: polls the read-only JSON API and redraws. No dependencies,
+// so the page works offline and under a strict Content-Security-Policy.
+"use strict";
+
+const POLL_MS = 2000;
+
+async function get(path) {
+  const res = await fetch(path, { cache: "no-store" });
+  if (!res.ok) throw new Error(path + ": HTTP " + res.status);
+  return res.json();
+}
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+function cores(milli) { return (milli / 1000).toFixed(milli % 1000 === 0 ? 0 : 2); }
+function mem(mib) { return mib >= 1024 ? (mib / 1024).toFixed(1) + " GiB" : mib + " MiB"; }
+function pct(x) { return (100 * x).toFixed(1) + "%"; }
+
+// fill replaces a table's body with one row per item; cells(item) returns
+// the row's cells as strings or elements.
+function fill(id, items, cells, empty) {
+  const body = document.querySelector("#" + id + " tbody");
+  const heads = document.querySelectorAll("#" + id + " thead th");
+  const cols = heads.length;
+  body.replaceChildren();
+  if (items.length === 0) {
+    const td = el("td", empty, "empty");
+    td.colSpan = cols;
+    body.append(el("tr")).append(td);
+    return;
+  }
+  for (const it of items) {
+    const tr = el("tr");
+    for (const [i, c] of cells(it).entries()) {
+      const td = el("td", undefined, heads[i] ? heads[i].className : "");
+      if (c instanceof Node) td.append(c); else td.textContent = c;
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+}
+
+function shareCell(share) {
+  const span = el("span");
+  const bar = el("span", undefined, "bar");
+  bar.style.width = Math.round(60 * Math.min(1, share)) + "px";
+  span.append(bar, pct(share));
+  return span;
+}
+
+function amCell(j) {
+  const span = el("span", j.am, j.am === "waiting" ? "waiting" : "");
+  if (j.am_reason) span.title = j.am_reason;
+  if (j.am === "waiting" && j.am_reason) span.textContent = "waiting: " + j.am_reason;
+  return span;
+}
+
+function drawUtil(points) {
+  const W = 800, H = 200;
+  const line = (f) => {
+    if (points.length === 0) return "";
+    const t0 = Date.parse(points[0].time), t1 = Date.parse(points[points.length - 1].time);
+    const span = Math.max(1, t1 - t0);
+    return points.map((p, i) => {
+      const x = points.length === 1 ? W : (W * (Date.parse(p.time) - t0)) / span;
+      const y = H - H * Math.max(0, Math.min(1, f(p)));
+      return x.toFixed(1) + "," + y.toFixed(1);
+    }).join(" ");
+  };
+  document.getElementById("util-cpu").setAttribute("points", line((p) => p.cpu));
+  document.getElementById("util-mem").setAttribute("points", line((p) => p.memory));
+  const last = points[points.length - 1];
+  document.getElementById("util-cpu-now").textContent = last ? pct(last.cpu) : "–";
+  document.getElementById("util-mem-now").textContent = last ? pct(last.memory) : "–";
+  document.getElementById("util-range").textContent = points.length === 0 ? "no samples yet" :
+    points.length + " samples, " + new Date(points[0].time).toLocaleTimeString() + " – " +
+    new Date(last.time).toLocaleTimeString() + "; pending pods now " + last.pending_pods;
+}
+
+async function refresh() {
+  try {
+    const [status, queues, jobs, nodes, decisions, util] = await Promise.all(
+      ["status", "queues", "jobs", "nodes", "decisions", "utilization"].map((p) => get("api/v1/" + p)));
+    const s = status.items;
+    document.getElementById("policy").textContent = s.policy || "–";
+    document.getElementById("admission").textContent = s.admission || "–";
+    document.getElementById("role").textContent = s.role;
+    document.getElementById("synced").textContent = s.synced ? "yes" : "no";
+    document.getElementById("updated").textContent = status.time ? new Date(status.time).toLocaleTimeString() : "never";
+    fill("gauges", Object.keys(s.gauges).sort().map((k) => [k, s.gauges[k]]),
+      (g) => [g[0], String(Number(g[1].toFixed(6)))], "none reported");
+    fill("queues", queues.items, (q) => [q.name, String(q.weight), shareCell(q.share), cores(q.usage.milli_cpu),
+      mem(q.usage.memory_mib), String(q.pending_pods), String(q.running_pods), String(q.jobs),
+      String(q.ams_admitted), String(q.ams_waiting)], "no queues");
+    fill("jobs", jobs.items, (j) => [j.name, j.namespace, j.queue, j.state, amCell(j), String(j.pods_pending),
+      String(j.pods_running), String(j.pods_done), cores(j.usage.milli_cpu), mem(j.usage.memory_mib)], "no jobs");
+    fill("nodes", nodes.items, (n) => [n.name, el("span", n.schedulable ? "yes" : "no: " + (n.reason || ""), n.schedulable ? "" : "no"),
+      cores(n.allocated.milli_cpu) + " / " + cores(n.capacity.milli_cpu - n.external.milli_cpu),
+      mem(n.allocated.memory_mib) + " / " + mem(n.capacity.memory_mib - n.external.memory_mib),
+      cores(n.external.milli_cpu), mem(n.external.memory_mib), String(n.pods)], "no nodes");
+    fill("decisions", decisions.items.slice().reverse().slice(0, 50), (d) => [new Date(d.time).toLocaleTimeString(),
+      d.pod + (d.am ? " (AM)" : ""), d.job, d.queue, d.node, d.policy, d.reason || ""], "no decisions yet");
+    drawUtil(util.items);
+    document.body.dataset.seq = String(status.seq);
+    document.getElementById("error").hidden = true;
+  } catch (e) {
+    const p = document.getElementById("error");
+    p.textContent = "cannot reach the scheduler: " + e.message;
+    p.hidden = false;
+  }
+}
+
+refresh();
+setInterval(refresh, POLL_MS);
