@@ -47,6 +47,7 @@ func (s *Scheduler) worker(ctx context.Context) {
 		switch t.kind {
 		case taskBind:
 			r.err = s.bind(ctx, t)
+			s.observeBind(t, r.err)
 			if r.err == nil {
 				s.o.Recorder.Eventf(t.obj, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", t.pod, t.node)
 			}
@@ -86,6 +87,10 @@ func (s *Scheduler) patchUnschedulable(ctx context.Context, t apiTask) error {
 	}
 	_, err = s.o.Client.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	return err
+}
+
+func isConflict(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)
 }
 
 func splitKey(key string) (ns, name string) {
@@ -164,6 +169,7 @@ func (s *Scheduler) setWhy(ps *podState, msg string) {
 		return
 	}
 	ps.why = msg
+	s.observeWaiting(ps)
 	s.o.Recorder.Event(ps.pod, v1.EventTypeWarning, "FailedScheduling", msg)
 	s.outbox = append(s.outbox, apiTask{kind: taskStatus, pod: ps.key, uid: ps.uid, obj: ps.pod, message: msg})
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/spindle-sched/spindle/admission"
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/kube/observe"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
@@ -45,6 +46,7 @@ type Options struct {
 	SchedulerName string // pods with this spec.schedulerName are ours
 	Policy        policy.Factory
 	PolicyName    string
+	AdmissionName string
 	Admission     admission.Factory // nil: admit every job
 	Config        *FileConfig       // nil: one queue "default"
 	// Recorder posts Events; nil posts them to the apiserver.
@@ -62,6 +64,9 @@ type Options struct {
 	// Check verifies the core's invariants after every event and stops
 	// the scheduler with an error when one breaks; tests set it.
 	Check bool
+	// Observe, when set, hears attempts, decisions and bindings and gets
+	// a snapshot of the scheduler every StatusEvery.
+	Observe *observe.Recorder
 	// OnDecision, when set, hears every binding the scheduler attempts and
 	// its outcome, from the event loop.
 	OnDecision func(Decision)
@@ -114,6 +119,9 @@ type Scheduler struct {
 	stopped  chan struct{} // closed when Run returns
 	deferred []func(now clock.Time)
 	synced   bool
+	// offerAt is when the current pass of node offers began: a decision's
+	// latency is counted from it.
+	offerAt time.Time
 }
 
 type nodeState struct {
@@ -275,6 +283,12 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if err := s.start(); err != nil {
 		return err
 	}
+	if s.o.Observe != nil {
+		s.settle()
+		s.publish()
+		s.o.Observe.SetSynced(true)
+		defer s.o.Observe.SetSynced(false)
+	}
 	workers := make(chan struct{})
 	for range s.o.BindWorkers {
 		go func() {
@@ -435,6 +449,7 @@ func (s *Scheduler) loop(ctx context.Context) error {
 			s.retryBackoff()
 		case <-status.C:
 			s.refreshStatus()
+			s.publish()
 		case f := <-s.calls:
 			f()
 		}
@@ -554,6 +569,7 @@ func (s *Scheduler) settle() {
 // offerNodes gives every node that may take something to the policy, in
 // node order.
 func (s *Scheduler) offerNodes(now clock.Time) {
+	s.offerAt = s.o.Now()
 	for _, ns := range s.nodeByID {
 		if ns == nil || ns.cn == nil || !ns.schedu {
 			continue
@@ -589,6 +605,7 @@ func (s *Scheduler) launch(ct *sched.Container) {
 	ns := s.nodeByID[ct.Node().ID()]
 	ps.phase, ps.ct, ps.node = podAssumed, ct, ns.name
 	ps.gen++
+	s.observeDecision(ps, ns.name, s.o.Now().Sub(s.offerAt))
 	s.inflight++
 	s.outbox = append(s.outbox, apiTask{kind: taskBind, pod: ps.key, uid: ps.uid, obj: ps.pod, node: ns.name, gen: ps.gen, am: ps.am, start: s.o.Now()})
 }
@@ -596,6 +613,16 @@ func (s *Scheduler) launch(ct *sched.Container) {
 // afterCore runs f once the current core call has returned.
 func (s *Scheduler) afterCore(f func(now clock.Time)) {
 	s.deferred = append(s.deferred, f)
+}
+
+// sortedJobs returns the jobs in submission order.
+func (s *Scheduler) sortedJobs() []*jobState {
+	out := make([]*jobState, 0, len(s.jobs))
+	for _, js := range s.jobs {
+		out = append(out, js)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].j.ID() < out[b].j.ID() })
+	return out
 }
 
 func everything() labels.Selector { return labels.Everything() }

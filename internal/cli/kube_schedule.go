@@ -20,6 +20,7 @@ import (
 
 	"github.com/spindle-sched/spindle/admission"
 	"github.com/spindle-sched/spindle/kube"
+	"github.com/spindle-sched/spindle/kube/observe"
 	"github.com/spindle-sched/spindle/policy"
 )
 
@@ -32,7 +33,7 @@ type scheduleFlags struct {
 	workers                                     int
 	qps                                         float32
 	burst                                       int
-	logLevel                                    string
+	logLevel, httpAddress                       string
 }
 
 func newKubeSchedule() *cobra.Command {
@@ -80,6 +81,7 @@ is used.`,
 	fl.Float32Var(&f.qps, "qps", 50, "client-side limit on API requests per second")
 	fl.IntVar(&f.burst, "burst", 100, "client-side burst of API requests")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
+	fl.StringVar(&f.httpAddress, "http-address", observe.DefaultAddress, "serve /metrics, /healthz, /readyz, the read-only JSON API (/api/v1/...) and the status page here; \"off\" serves nothing")
 	return cmd
 }
 
@@ -114,20 +116,42 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	rec := observe.NewRecorder(observe.Options{})
 	s, err := kube.New(kube.Options{
-		Client: client, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af,
-		Config: cfg, BindWorkers: f.workers, Log: log,
+		Client: client, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af, AdmissionName: f.admission,
+		Config: cfg, BindWorkers: f.workers, Log: log, Observe: rec,
 	})
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if f.httpAddress != "off" {
+		// Listen first, so that a port clash fails at once.
+		ln, err := observe.Listen(f.httpAddress)
+		if err != nil {
+			return err
+		}
+		served := make(chan error, 1)
+		go func() { served <- rec.Serve(ctx, ln) }()
+		defer func() {
+			stop()
+			if err := <-served; err != nil {
+				log.Error("http", "err", err)
+			}
+		}()
+		log.Info("serving status", "address", ln.Addr().String())
+	}
 	log.Info("starting", "scheduler", f.name, "policy", f.policy, "admission", f.admission, "leader_elect", f.leaderElect)
 	if !f.leaderElect {
+		rec.SetRole(observe.RoleSolo)
 		return s.Run(ctx)
 	}
-	return runLeader(ctx, client, f, log, s.Run)
+	rec.SetRole(observe.RoleStandby)
+	return runLeader(ctx, client, f, log, func(ctx context.Context) error {
+		rec.SetRole(observe.RoleLeader)
+		return s.Run(ctx)
+	})
 }
 
 // runLeader runs run while this replica holds the Lease; losing it ends
