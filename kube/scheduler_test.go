@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/spindle-sched/spindle/admission"
+	"github.com/spindle-sched/spindle/kube/observe"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -719,5 +720,42 @@ func TestSourceNeverNamesTheReplayDuration(t *testing.T) {
 	}
 	if checked < 4 {
 		t.Fatalf("checked %d files, want the package's sources", checked)
+	}
+}
+
+func TestPublishesSnapshots(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil),
+		mkPod("kube-system", "daemon", "500m", scheduler("default-scheduler"), boundTo("a", v1.PodRunning)))
+	o := e.options("fair", "static:3")
+	rec := observe.NewRecorder(observe.Options{})
+	o.Observe, o.AdmissionName = rec, "static:3"
+	s, _ := e.start(o)
+	e.add(mkPod("spark", "drv", "1", driver("app")))
+	e.add(mkPod("spark", "drv2", "1", driver("app2")))
+	e.waitBound("spark/drv", "a")
+	e.waitFor("a snapshot with both jobs", func() bool {
+		e.onLoop(s, s.publish)
+		snap := rec.Latest()
+		return snap != nil && len(snap.Jobs) == 2 && snap.Jobs[1].AM == observe.AMWaiting && snap.Jobs[1].AMReason != ""
+	})
+	snap := rec.Latest()
+	if len(snap.Nodes) != 1 {
+		t.Fatalf("nodes = %+v", snap.Nodes)
+	}
+	n := snap.Nodes[0]
+	if n.Name != "a" || n.Capacity.MilliCPU != 4000 || n.External.MilliCPU != 500 || n.Allocated.MilliCPU != 1000 || !n.Schedulable {
+		t.Errorf("node = %+v, want a: 4000m, 500m external, 1000m allocated", n)
+	}
+	if j := snap.Jobs[0]; j.Name != "spark/app" || j.Namespace != "spark" || j.AM != observe.AMAdmitted || j.Usage.MilliCPU != 1000 {
+		t.Errorf("job 0 = %+v", j)
+	}
+	if q := snap.Queues[0]; q.Name != "default" || q.AMsAdmitted != 1 || q.AMsWaiting != 1 || q.PendingPods != 1 {
+		t.Errorf("queue = %+v", q)
+	}
+	if !rec.Synced() {
+		t.Error("recorder not told the scheduler synced")
+	}
+	if len(snap.Decisions) != 1 || snap.Decisions[0].Pod != "spark/drv" || snap.Decisions[0].Node != "a" || !snap.Decisions[0].AM {
+		t.Errorf("decisions = %+v", snap.Decisions)
 	}
 }
