@@ -1,9 +1,12 @@
 package kube
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -248,5 +251,38 @@ func TestParseConfig(t *testing.T) {
 		if _, err := ParseConfig([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseConfig(%q) = %v, want an error naming %s", in, err, want)
 		}
+	}
+}
+
+// The ConfigMap in deploy/ carries a file this scheduler accepts.
+func TestDeployConfigParses(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "deploy", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct {
+		Data map[string]string `yaml:"data"`
+	}
+	if err := yaml.Unmarshal(b, &cm); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseConfig([]byte(cm.Data["config.yaml"]))
+	if err != nil {
+		t.Fatalf("deploy/config.yaml: %v", err)
+	}
+	if got := c.resolveQueue("etl"); got != "etl" {
+		t.Errorf("queue etl resolves to %q", got)
+	}
+}
+
+// The Spark example's declared demand reads as four 1-CPU executors.
+func TestSparkExampleDemand(t *testing.T) {
+	d, err := parseDemand("4*cpu=1,memory=2432Mi")
+	if err != nil || d != (resource.Vector{4000, 4 * 2432, 0, 0}) {
+		t.Fatalf("demand = %v, %v", d, err)
+	}
+	s, err := sparkDemand(map[string]string{AnnotationSparkInstances: "4", AnnotationSparkCores: "1", AnnotationSparkMemory: "2g"})
+	if err != nil || s != d {
+		t.Fatalf("spark demand = %v, %v; want %v", s, err, d)
 	}
 }
