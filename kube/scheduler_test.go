@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/spindle-sched/spindle/admission"
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/kube/observe"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/sched"
@@ -757,5 +758,30 @@ func TestPublishesSnapshots(t *testing.T) {
 	}
 	if len(snap.Decisions) != 1 || snap.Decisions[0].Pod != "spark/drv" || snap.Decisions[0].Node != "a" || !snap.Decisions[0].AM {
 		t.Errorf("decisions = %+v", snap.Decisions)
+	}
+}
+
+func TestTickingPolicyRunsOnTheTimer(t *testing.T) {
+	e := newEnv(t, readyNode("a", "8", "16Gi", nil))
+	o := e.options("dress:interval=200ms", "none")
+	rec := observe.NewRecorder(observe.Options{})
+	o.Observe = rec
+	s, _ := e.start(o)
+	e.add(mkPod("spark", "drv", "1", driver("app")))
+	e.waitBound("spark/drv", "a")
+	e.setPhase("spark/drv", v1.PodRunning)
+	e.add(mkPod("spark", "exec-0", "1", executor("app")))
+	e.waitBound("spark/exec-0", "a")
+	// No event arrives now; only the timer can move the core's clock past
+	// its ticks.
+	time.Sleep(700 * time.Millisecond)
+	e.onLoop(s, func() {
+		if s.nextTick <= clock.Time(600*clock.Millisecond) || s.nextTick == clock.Never {
+			t.Errorf("next tick at %v: the 200ms ticks did not run on their own", s.nextTick)
+		}
+		s.publish()
+	})
+	if _, ok := rec.Latest().Gauges["dress_delta"]; !ok {
+		t.Errorf("gauges = %v, want dress_delta", rec.Latest().Gauges)
 	}
 }
