@@ -41,7 +41,7 @@ func (c *Core) Check() error {
 			if !j.spec.Open {
 				n = int32(j.spec.Phases[k].Tasks)
 			}
-			if pr.allocated > n || pr.completedRM > pr.allocated || pr.completedAM > pr.completedRM || pr.running < 0 || len(pr.retry) > int(pr.allocated) {
+			if pr.allocated > n || pr.completedRM > pr.allocated || pr.completedAM > pr.completedRM || pr.running < 0 || (j.retry != nil && len(j.retry[k]) > int(pr.allocated)) {
 				return fmt.Errorf("job %s phase %d: inconsistent progress %+v for %d tasks", j.key, k, *pr, n)
 			}
 		}
@@ -106,10 +106,16 @@ func (c *Core) checkAsks(j *Job) error {
 		if a.held > 0 && allocatable(a) {
 			return fmt.Errorf("job %s ask %d: %d held while allocatable", j.key, i-1, a.held)
 		}
-		if j.spec.Open && len(a.keys) != a.Pending+a.held {
-			return fmt.Errorf("job %s ask %d: %d request keys for %d pending and %d held", j.key, i-1, len(a.keys), a.Pending, a.held)
+		if j.spec.Open != (a.lv != nil) {
+			return fmt.Errorf("job %s ask %d: open %v but live request state %v", j.key, i-1, j.spec.Open, a.lv != nil)
 		}
-		for _, k := range a.keys {
+		if a.lv == nil {
+			continue
+		}
+		if len(a.lv.keys) != a.Pending+a.held {
+			return fmt.Errorf("job %s ask %d: %d request keys for %d pending and %d held", j.key, i-1, len(a.lv.keys), a.Pending, a.held)
+		}
+		for _, k := range a.lv.keys {
 			if c.asked[k] != j {
 				return fmt.Errorf("job %s: request %q not indexed to it", j.key, k)
 			}
@@ -126,6 +132,14 @@ func (c *Core) checkAsks(j *Job) error {
 // placed twice), and together they hold exactly what the node has
 // allocated, so that every freed resource was given back.
 func (c *Core) checkNodes() error {
+	for k, j := range c.asked {
+		if !c.known(j) || j.state == Finished {
+			return fmt.Errorf("request %q indexed to an unknown or finished job", k)
+		}
+	}
+	if c.onNode == nil {
+		return nil // not kept without Config.Live
+	}
 	if len(c.onNode) != c.cl.NumNodes() {
 		return fmt.Errorf("%d container lists for %d nodes", len(c.onNode), c.cl.NumNodes())
 	}
@@ -164,11 +178,6 @@ func (c *Core) checkNodes() error {
 	}
 	if keyed != len(c.keyed) {
 		return fmt.Errorf("%d keyed containers live, index holds %d", keyed, len(c.keyed))
-	}
-	for k, j := range c.asked {
-		if !c.known(j) || j.state == Finished {
-			return fmt.Errorf("request %q indexed to an unknown or finished job", k)
-		}
 	}
 	return nil
 }

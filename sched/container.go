@@ -87,8 +87,13 @@ type Container struct {
 	task       int32
 	req        resource.Vector
 	state      ContainerState
-	times      [numContainerStates]clock.Time
+	// times[s] is when the container entered s; every end from KILLED on
+	// shares one slot, since a container ends once.
+	times [Killed + 1]clock.Time
 }
+
+// slot is the index in times of state s.
+func slot(s ContainerState) ContainerState { return min(s, Killed) }
 
 // ID returns the container's run-unique id.
 func (c *Container) ID() ContainerID { return c.id }
@@ -130,7 +135,10 @@ func (c *Container) State() ContainerState { return c.state }
 // Time returns when the container entered s as the resource manager observed
 // it, and false if it never did.
 func (c *Container) Time(s ContainerState) (clock.Time, bool) {
-	t := c.times[s]
+	if s >= Killed && c.state != s {
+		return -1, false
+	}
+	t := c.times[slot(s)]
 	return t, t >= 0
 }
 
@@ -146,7 +154,7 @@ func (c *Container) String() string {
 func (c *Container) checkTimes() error {
 	last := clock.Time(-1)
 	lastState := New
-	for s := New; s < numContainerStates; s++ {
+	for s := New; s <= Killed; s++ {
 		t := c.times[s]
 		if t < 0 {
 			continue

@@ -64,6 +64,11 @@ type Config struct {
 	// is known. The load actually applied is the driver's to set
 	// (SetExternalLoad).
 	Forecast *cluster.LoadCurve
+	// Live says a live cluster drives the core: it then keeps a list of
+	// each node's containers, so that RemoveNode can end them (LOST) and
+	// ContainersOn can list them. The simulator, whose nodes never leave,
+	// leaves it off and pays nothing for the lists.
+	Live bool
 	// MaxAMAttempts is how many times a job's AM may fail before the job
 	// ends failed (YARN's yarn.resourcemanager.am.max-attempts); 0 means
 	// DefaultMaxAMAttempts.
@@ -133,7 +138,7 @@ type Core struct {
 	jobByKey  map[string]*Job
 	keyed     map[string]*Container
 	asked     map[string]*Job // keys wanted and not yet allocated
-	onNode    []*Container
+	onNode    []*Container    // with Config.Live; nil otherwise
 	counts    Counts
 	maxAMFail int
 }
@@ -196,7 +201,9 @@ func NewCore(cfg Config) (*Core, error) {
 	for i, name := range cfg.NodeNames {
 		c.ledger.SetName(cluster.NodeID(i), name)
 	}
-	c.onNode = make([]*Container, len(cfg.Nodes))
+	if cfg.Live {
+		c.onNode = make([]*Container, len(cfg.Nodes))
+	}
 	c.view = View{c: c}
 	specs := cfg.Queues
 	if len(specs) == 0 {
@@ -606,7 +613,7 @@ func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
 		return fmt.Errorf("policy picked %v for %v, which has only %v free", a.Request, n, n.Free())
 	case !a.Request.Fits(n.Free()) && (!a.Request.Fits(n.Capacity()) || a.Pending <= a.reserved):
 		return fmt.Errorf("policy reserved %v for %v: it fits no node of that size, or the ask is reserved on enough nodes already", a.Request, n)
-	case a.eligible != nil && !a.eligible(n):
+	case a.lv != nil && a.lv.eligible != nil && !a.lv.eligible(n):
 		return fmt.Errorf("policy picked an ask of job %s phase %d for %v, which its placement constraints exclude", j.key, a.phase, n)
 	case a.IsAM() && j.state != Admitted, !a.IsAM() && j.state != Active:
 		return fmt.Errorf("policy picked an ask of job %s phase %d while the job is %v", j.key, a.phase, j.state)
@@ -635,19 +642,20 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	c.link(ct)
 	if !am {
 		p := &j.progress[a.phase]
-		if k := len(p.retry); k > 0 {
-			ct.task = p.retry[k-1]
-			p.retry = p.retry[:k-1]
+		if r := j.retry; r != nil && len(r[a.phase]) > 0 {
+			k := len(r[a.phase])
+			ct.task = r[a.phase][k-1]
+			r[a.phase] = r[a.phase][:k-1]
 		} else {
 			ct.task = p.allocated
 			p.allocated++
 		}
 	}
-	if len(a.keys) > 0 {
+	if a.lv != nil && len(a.lv.keys) > 0 {
 		// The container fills the oldest request of the ask.
-		ct.key = a.keys[0]
-		a.keys[0] = ""
-		a.keys = a.keys[1:]
+		ct.key = a.lv.keys[0]
+		a.lv.keys[0] = ""
+		a.lv.keys = a.lv.keys[1:]
 		delete(c.asked, ct.key)
 		c.keyed[ct.key] = ct
 	}
@@ -694,7 +702,7 @@ func (c *Core) transition(ct *Container, to ContainerState) {
 		return
 	}
 	ct.state = to
-	ct.times[to] = c.now
+	ct.times[slot(to)] = c.now
 	c.progress++
 	for _, o := range c.obs.container {
 		o.ContainerChanged(ct, from)
@@ -774,7 +782,7 @@ func (c *Core) complete(ct *Container) {
 	}
 	c.progress++
 	c.counts.Completed++
-	j.ends[Completed]++
+	j.ends[0]++ // COMPLETED
 	c.transition(ct, Completed)
 	c.retire(ct)
 	if am && j.spec.Open && j.state != Finished {

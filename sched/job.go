@@ -73,8 +73,15 @@ type Ask struct {
 	// state: task requests before the AM runs (or while it restarts),
 	// the AM request before admission.
 	held int
-	// keys are the driver's handles of the requests wanted, oldest first
-	// (Open jobs only): len(keys) == Pending + held.
+	// lv is what only an Open job's asks carry; nil for simulated jobs,
+	// so that their asks stay small on the scheduler's hot path.
+	lv *askLive
+}
+
+// askLive is an Open job's ask's request keys and placement constraints.
+type askLive struct {
+	// keys are the driver's handles of the requests wanted, oldest first:
+	// len(keys) == Pending + held.
 	keys     []string
 	class    string
 	eligible func(n *cluster.Node) bool
@@ -94,17 +101,22 @@ func (a *Ask) Reserved() int { return a.reserved }
 
 // Class returns the placement class the driver gave the ask's requests
 // (Request.Class); empty for simulated jobs.
-func (a *Ask) Class() string { return a.class }
+func (a *Ask) Class() string {
+	if a.lv == nil {
+		return ""
+	}
+	return a.lv.class
+}
 
 // Constrained reports whether the ask may be placed on some nodes only
 // (Request.Eligible): policies that group asks by shape alone must test
 // EligibleOn per node for it.
-func (a *Ask) Constrained() bool { return a.eligible != nil }
+func (a *Ask) Constrained() bool { return a.lv != nil && a.lv.eligible != nil }
 
 // EligibleOn reports whether the ask may go to node n at all, whatever n has
 // free: n takes new containers and meets the ask's placement constraints.
 func (a *Ask) EligibleOn(n *cluster.Node) bool {
-	return n.Schedulable() && (a.eligible == nil || a.eligible(n))
+	return n.Schedulable() && (a.lv == nil || a.lv.eligible == nil || a.lv.eligible(n))
 }
 
 // Held returns how many containers the ask wants that are not allocatable in
@@ -116,11 +128,10 @@ func (a *Ask) Held() int { return a.held }
 // on its own heartbeat, and only the AM's view drives the next phase.
 type phaseProgress struct {
 	asked       bool
-	allocated   int32   // task indices handed out (also the next new index)
-	retry       []int32 // task indices whose container ended unfinished, to hand out again
-	running     int32   // RUNNING as reported by nodes
-	completedRM int32   // COMPLETED as reported by nodes
-	completedAM int32   // completions the AM has heard of
+	allocated   int32 // task indices handed out (also the next new index)
+	running     int32 // RUNNING as reported by nodes
+	completedRM int32 // COMPLETED as reported by nodes
+	completedAM int32 // completions the AM has heard of
 }
 
 // Job is an application as the resource manager knows it.
@@ -147,9 +158,13 @@ type Job struct {
 	amNews    bool         // the AM has completions to hear of
 	wakeAM    bool         // a heartbeat for the AM has been requested
 
-	amFailures int  // AM containers that ended FAILED
-	failed     bool // ended because its AM failed MaxAMAttempts times
-	ends       [numContainerStates]int32
+	amFailures int32 // AM containers that ended FAILED
+	failed     bool  // ended because its AM failed MaxAMAttempts times
+	// ends counts the job's containers by how they ended, from COMPLETED.
+	ends [numContainerStates - Completed]int32
+	// retry is, per phase, the task indices whose container ended
+	// unfinished, to hand out again; nil until one does.
+	retry [][]int32
 }
 
 func newJob(id JobID, spec *JobSpec, q *Queue, now clock.Time, capacity resource.Vector) *Job {
@@ -161,6 +176,7 @@ func newJob(id JobID, spec *JobSpec, q *Queue, now clock.Time, capacity resource
 	}
 	j.asks[0] = Ask{job: j, phase: AMPhase, Request: spec.AM}
 	if spec.Open {
+		j.asks[0].lv = &askLive{}
 		// The declared demand is all there is to know up front; an
 		// undeclared one is the AM alone.
 		j.demand = spec.AM.Max(spec.Demand)
@@ -234,7 +250,7 @@ func (j *Job) Open() bool { return j.spec.Open }
 func (j *Job) Failed() bool { return j.failed }
 
 // AMFailures returns how many of the job's AM containers ended FAILED.
-func (j *Job) AMFailures() int { return j.amFailures }
+func (j *Job) AMFailures() int { return int(j.amFailures) }
 
 // Ends returns how many of the job's containers ended in terminal state s
 // (COMPLETED, KILLED, FAILED, PREEMPTED, LOST); refusals count as KILLED
@@ -243,7 +259,7 @@ func (j *Job) Ends(s ContainerState) int {
 	if !s.Terminal() {
 		return 0
 	}
-	return int(j.ends[s])
+	return int(j.ends[s-Completed])
 }
 
 // Asks returns the job's asks: index 0 is the AM, 1+k is phase k. Only those

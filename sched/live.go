@@ -77,7 +77,8 @@ func (c *Core) ContainerByKey(key string) *Container { return c.keyed[key] }
 func (c *Core) AskedBy(key string) *Job { return c.asked[key] }
 
 // ContainersOn calls f for every live container on node n until f returns
-// false. The containers must not change during the walk.
+// false (with Config.Live; never without). The containers must not change
+// during the walk.
 func (c *Core) ContainersOn(n cluster.NodeID, f func(ct *Container) bool) {
 	if int(n) < 0 || int(n) >= len(c.onNode) {
 		return
@@ -162,10 +163,13 @@ func (c *Core) hold(a *Ask) {
 func (c *Core) dropAsks(j *Job) {
 	for i := range j.asks {
 		a := &j.asks[i]
-		for _, k := range a.keys {
-			delete(c.asked, k)
+		if a.lv != nil {
+			for _, k := range a.lv.keys {
+				delete(c.asked, k)
+			}
+			a.lv.keys = nil
 		}
-		a.keys, a.held = nil, 0
+		a.held = 0
 		if a.Pending > 0 {
 			c.addPending(a, -a.Pending)
 		}
@@ -196,6 +200,9 @@ func (c *Core) lowerAcceptVec(r resource.Vector) {
 }
 
 func (c *Core) link(ct *Container) {
+	if c.onNode == nil {
+		return
+	}
 	id := ct.node.ID()
 	ct.prev, ct.next = nil, c.onNode[id]
 	if ct.next != nil {
@@ -205,6 +212,9 @@ func (c *Core) link(ct *Container) {
 }
 
 func (c *Core) unlink(ct *Container) {
+	if c.onNode == nil {
+		return
+	}
 	if ct.prev != nil {
 		ct.prev.next = ct.next
 	} else {
@@ -243,25 +253,25 @@ func (c *Core) Ask(now clock.Time, j *Job, r Request) (*Ask, error) {
 			return nil, fmt.Errorf("ask %q: job %s runs without an AM", r.Key, j.key)
 		case r.Resource != j.spec.AM:
 			return nil, fmt.Errorf("ask %q: AM request %v differs from job %s's declared AM %v", r.Key, r.Resource, j.key, j.spec.AM)
-		case j.am != nil || len(a.keys) > 0:
+		case j.am != nil || len(a.lv.keys) > 0:
 			return nil, fmt.Errorf("ask %q: job %s already has its AM asked for or running", r.Key, j.key)
 		}
-		a.class, a.eligible = r.Class, r.Eligible
+		a.lv.class, a.lv.eligible = r.Class, r.Eligible
 	} else {
 		for i := 1; i < len(j.asks); i++ {
-			if b := &j.asks[i]; b.Request == r.Resource && b.class == r.Class {
+			if b := &j.asks[i]; b.Request == r.Resource && b.lv.class == r.Class {
 				a = b
 				break
 			}
 		}
 		if a == nil {
-			j.asks = append(j.asks, Ask{job: j, phase: int32(len(j.asks) - 1), Request: r.Resource, class: r.Class, eligible: r.Eligible})
+			j.asks = append(j.asks, Ask{job: j, phase: int32(len(j.asks) - 1), Request: r.Resource, lv: &askLive{class: r.Class, eligible: r.Eligible}})
 			j.progress = append(j.progress, phaseProgress{asked: true})
 			a = &j.asks[len(j.asks)-1]
 		}
 	}
 	c.advance(now)
-	a.keys = append(a.keys, r.Key)
+	a.lv.keys = append(a.lv.keys, r.Key)
 	c.asked[r.Key] = j
 	c.progress++
 	c.lowerAcceptVec(r.Resource)
@@ -279,11 +289,11 @@ func (c *Core) Cancel(now clock.Time, j *Job, key string) error {
 	c.advance(now)
 	for i := range j.asks {
 		a := &j.asks[i]
-		for k, x := range a.keys {
+		for k, x := range a.lv.keys {
 			if x != key {
 				continue
 			}
-			a.keys = append(a.keys[:k:k], a.keys[k+1:]...)
+			a.lv.keys = append(a.lv.keys[:k:k], a.lv.keys[k+1:]...)
 			delete(c.asked, key)
 			if a.held > 0 {
 				a.held--
@@ -367,7 +377,7 @@ func (c *Core) endAbnormal(ct *Container, s ContainerState, refused bool) {
 	case s == Lost:
 		c.counts.Lost++
 	}
-	j.ends[s]++
+	j.ends[s-Completed]++
 	c.progress++
 	a := &j.asks[ct.phase+1]
 	c.transition(ct, s)
@@ -379,8 +389,10 @@ func (c *Core) endAbnormal(ct *Container, s ContainerState, refused bool) {
 	case refused && j.spec.Open:
 		c.requeue(a, key)
 	case !j.spec.Open:
-		p := &j.progress[a.phase]
-		p.retry = append(p.retry, task)
+		if j.retry == nil {
+			j.retry = make([][]int32, len(j.progress))
+		}
+		j.retry[a.phase] = append(j.retry[a.phase], task)
 		c.want(a, 1)
 	}
 	c.reconsider()
@@ -388,9 +400,9 @@ func (c *Core) endAbnormal(ct *Container, s ContainerState, refused bool) {
 
 // requeue puts request key back at the head of ask a.
 func (c *Core) requeue(a *Ask, key string) {
-	a.keys = append(a.keys, "")
-	copy(a.keys[1:], a.keys)
-	a.keys[0] = key
+	a.lv.keys = append(a.lv.keys, "")
+	copy(a.lv.keys[1:], a.lv.keys)
+	a.lv.keys[0] = key
 	c.asked[key] = a.job
 	c.want(a, 1)
 }
@@ -409,7 +421,7 @@ func (c *Core) requeue(a *Ask, key string) {
 func (c *Core) amEnded(j *Job, s ContainerState, refused bool, key string) {
 	if s == Failed && !refused {
 		j.amFailures++
-		if j.amFailures >= c.maxAMFail {
+		if int(j.amFailures) >= c.maxAMFail {
 			j.failed = true
 			c.counts.JobsFailed++
 			c.finish(j)
@@ -474,24 +486,24 @@ func (c *Core) Adopt(now clock.Time, j *Job, n cluster.NodeID, key string, r res
 	if am {
 		// The running AM supersedes any request for one.
 		a := &j.asks[0]
-		for _, k := range a.keys {
+		for _, k := range a.lv.keys {
 			delete(c.asked, k)
 		}
-		a.keys, a.held = nil, 0
+		a.lv.keys, a.held = nil, 0
 		if a.Pending > 0 {
 			c.addPending(a, -a.Pending)
 		}
 	} else {
 		phase = -2
 		for i := 1; i < len(j.asks); i++ {
-			if j.asks[i].Request == r && j.asks[i].class == "" {
+			if j.asks[i].Request == r && j.asks[i].lv.class == "" {
 				phase = int32(i - 1)
 				break
 			}
 		}
 		if phase == -2 {
 			phase = int32(len(j.asks) - 1)
-			j.asks = append(j.asks, Ask{job: j, phase: phase, Request: r})
+			j.asks = append(j.asks, Ask{job: j, phase: phase, Request: r, lv: &askLive{}})
 			j.progress = append(j.progress, phaseProgress{asked: true})
 		}
 	}
@@ -543,7 +555,9 @@ func (c *Core) AddNode(now clock.Time, name string, capacity resource.Vector) (*
 		return nil, err
 	}
 	c.advance(now)
-	c.onNode = append(c.onNode, nil)
+	if c.onNode != nil {
+		c.onNode = append(c.onNode, nil)
+	}
 	if c.reserving {
 		c.reservations = append(c.reservations, nil)
 	}
@@ -558,6 +572,9 @@ func (c *Core) RemoveNode(now clock.Time, n cluster.NodeID) error {
 	node, err := c.node(n)
 	if err != nil {
 		return fmt.Errorf("remove node: %w", err)
+	}
+	if c.onNode == nil {
+		return fmt.Errorf("remove %v: the core keeps no list of its containers (Config.Live)", node)
 	}
 	c.advance(now)
 	for c.onNode[n] != nil {
@@ -584,6 +601,9 @@ func (c *Core) SetNodeCapacity(now clock.Time, n cluster.NodeID, capacity resour
 		return err
 	}
 	c.advance(now)
+	if ct := c.reservedOn(node); ct != nil && !ct.req.Fits(capacity) {
+		c.cancelReservation(node) // it could never be served now
+	}
 	c.clusterChanged(node, grew)
 	return nil
 }
@@ -640,6 +660,14 @@ func (c *Core) clusterChanged(n *cluster.Node, more bool) {
 		c.retryAdmission()
 		c.reconsider()
 	}
+}
+
+// reservedOn returns the container reserving node n, or nil.
+func (c *Core) reservedOn(n *cluster.Node) *Container {
+	if !c.reserving {
+		return nil
+	}
+	return c.reservations[n.ID()]
 }
 
 // cancelReservation ends the reservation holding node n, if any.

@@ -473,3 +473,14 @@ func (*nopDriver) Stop(*sched.Container)   {}
 func (*nopDriver) WakeAM(*sched.Job)       {}
 func (*nopDriver) Reconsider()             {}
 func (*nopDriver) AcceptLowered()          {}
+
+func TestRemoveNodeNeedsLiveBookkeeping(t *testing.T) {
+	core, err := sched.NewCore(sched.Config{Nodes: []resource.Vector{big8}, Driver: &nopDriver{}, NewPolicy: fifoPolicy})
+	must(t, err)
+	if err := core.RemoveNode(0, 0); err == nil || !strings.Contains(err.Error(), "Config.Live") {
+		t.Errorf("RemoveNode without Config.Live: error %v", err)
+	}
+	if core.Cluster().Node(0).Removed() {
+		t.Error("the node was removed anyway")
+	}
+}

@@ -24,7 +24,7 @@ import (
 // every freed resource is accounted for. At the end every job must be able
 // to finish once the cluster is big enough and every container ends.
 func TestRandomLiveEvents(t *testing.T) {
-	policies := []string{"fifo", "capacity", "fair", "drf", "sjf", "tetris", "dress", "djsf", "adaptive"}
+	policies := []string{"fifo", "capacity", "capacity:reserve=true", "fair", "fair:reserve=true", "drf", "sjf", "tetris", "dress", "djsf", "adaptive", "reverse-adaptive"}
 	admissions := []string{"none", "static:6", "autoadmin"}
 	seeds := 6
 	steps := 400

@@ -78,7 +78,7 @@ func New(cfg Config) (*Cluster, error) {
 	c.Core, err = sched.NewCore(sched.Config{
 		Nodes: cfg.Nodes, NodeNames: cfg.NodeNames,
 		Queues: cfg.Queues, Driver: c, NewPolicy: pf, NewAdmission: af,
-		Debug: true, MaxAMAttempts: cfg.MaxAMAttempts,
+		Debug: true, Live: true, MaxAMAttempts: cfg.MaxAMAttempts,
 	})
 	if err != nil {
 		return nil, err

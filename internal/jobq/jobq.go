@@ -195,6 +195,7 @@ func (q *Queue) Head() *sched.Job {
 // First returns the least job with an included ask that fits room and may go
 // to node n, and that job's first such ask; nil when no ask fits. room is
 // what the policy lets the node give (its free resources, perhaps capped).
+// n is assumed to take containers: the core offers policies no other node.
 func (q *Queue) First(n *cluster.Node, room resource.Vector) *sched.Ask {
 	var best *sched.Job
 	for _, s := range q.sets {
