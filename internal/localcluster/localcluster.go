@@ -390,7 +390,7 @@ func (c *Cluster) waitAPIServer(ctx context.Context, api *Process) error {
 		return err == nil && string(body) == "ok", nil
 	})
 	if err != nil {
-		return fmt.Errorf("kube-apiserver not ready at %s: %w", c.Config.Host, err)
+		return fmt.Errorf("kube-apiserver not ready at %s: %w", c.Config.Host, withLog(err, api))
 	}
 	return nil
 }
@@ -414,9 +414,18 @@ func waitHTTP(ctx context.Context, p *Process, url string, tlsConfig *tls.Config
 		return resp.StatusCode == http.StatusOK && strings.Contains(buf.String(), want), nil
 	})
 	if err != nil {
-		return fmt.Errorf("%s not healthy at %s: %w", p.Name, url, err)
+		return fmt.Errorf("%s not healthy at %s: %w", p.Name, url, withLog(err, p))
 	}
 	return nil
+}
+
+// withLog adds the end of p's log to a wait that timed out; an error from
+// Exited carries it already.
+func withLog(err error, p *Process) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%w; last lines of %s:\n%s", err, p.Log, Tail(p.Log, 15))
+	}
+	return err
 }
 
 // freePorts returns n distinct ports free on 127.0.0.1 at the time of the call.
