@@ -2,7 +2,9 @@ package kubetest
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -175,10 +177,17 @@ func TestLiveFullClusterAndCleanStop(t *testing.T) {
 	}
 }
 
-// A process the test adds with Run is logged, can be killed -9, and is
-// stopped with the cluster.
-func TestLiveRunKillAndStop(t *testing.T) {
-	c := Start(t, Options{})
+// ExtraArgs reach the component; a process the test adds with Run is
+// logged, can be killed -9, and is stopped with the cluster.
+func TestLiveExtraArgsRunKillAndStop(t *testing.T) {
+	c := Start(t, Options{ExtraArgs: map[string][]string{"kube-apiserver": {"--max-requests-inflight=123"}}})
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.Procs[1].PID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Procs[1].Name != "kube-apiserver" || !strings.Contains(string(cmdline), "--max-requests-inflight=123") {
+		t.Errorf("%s runs %q, want --max-requests-inflight=123 among its flags", c.Procs[1].Name, strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
 	sleeper, err := c.Run("sleeper", "/bin/sh", "-c", "echo started; exec sleep 300")
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,6 +116,10 @@ type Options struct {
 	// caller (hack/local-cluster.sh). Otherwise, on Linux, the kernel kills
 	// each process when the caller dies, so a crashed test leaves nothing.
 	Detach bool
+	// ExtraArgs appends flags to a component's command line, by binary name,
+	// e.g. {"kube-apiserver": {"--max-requests-inflight=2000"}}. A flag
+	// given twice takes its last value, so these override the defaults.
+	ExtraArgs map[string][]string
 	// RepoDir is the repository root holding deploy/kwok; default: found by
 	// walking up from the working directory to go.mod.
 	RepoDir string
@@ -154,6 +159,11 @@ type Process struct {
 func Start(ctx context.Context, bin, dir string, opts Options) (*Cluster, error) {
 	if opts.Nodes > 0 {
 		opts.Kwok = true
+	}
+	for name := range opts.ExtraArgs {
+		if !slices.Contains(Binaries, name) {
+			return nil, fmt.Errorf("ExtraArgs for %q: not a component (want one of %s)", name, strings.Join(Binaries, ", "))
+		}
 	}
 	c := &Cluster{Dir: dir}
 	if err := c.start(ctx, bin, opts); err != nil {
@@ -210,7 +220,7 @@ func (c *Cluster) start(ctx context.Context, bin string, opts Options) error {
 	}
 
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
-	etcd, err := c.spawn(bin, "etcd", opts.Detach, etcdArgs(filepath.Join(c.Dir, "etcd"), etcdClient, etcdPeer)...)
+	etcd, err := c.spawn(bin, "etcd", opts, etcdArgs(filepath.Join(c.Dir, "etcd"), etcdClient, etcdPeer)...)
 	if err != nil {
 		return err
 	}
@@ -218,7 +228,7 @@ func (c *Cluster) start(ctx context.Context, bin string, opts Options) error {
 		return err
 	}
 
-	api, err := c.spawn(bin, "kube-apiserver", opts.Detach, apiServerArgs(pki, etcdURL, apiPort, !opts.ControllerManager)...)
+	api, err := c.spawn(bin, "kube-apiserver", opts, apiServerArgs(pki, etcdURL, apiPort, !opts.ControllerManager)...)
 	if err != nil {
 		return err
 	}
@@ -228,7 +238,7 @@ func (c *Cluster) start(ctx context.Context, bin string, opts Options) error {
 
 	insecure := &tls.Config{InsecureSkipVerify: true} // self-signed health endpoints on 127.0.0.1
 	if opts.ControllerManager {
-		p, err := c.spawn(bin, "kube-controller-manager", opts.Detach, controllerManagerArgs(pki, c.Kubeconfig, kcmPort, filepath.Join(c.Dir, "kcm-certs"))...)
+		p, err := c.spawn(bin, "kube-controller-manager", opts, controllerManagerArgs(pki, c.Kubeconfig, kcmPort, filepath.Join(c.Dir, "kcm-certs"))...)
 		if err != nil {
 			return err
 		}
@@ -237,7 +247,7 @@ func (c *Cluster) start(ctx context.Context, bin string, opts Options) error {
 		}
 	}
 	if opts.Scheduler {
-		p, err := c.spawn(bin, "kube-scheduler", opts.Detach, schedulerArgs(c.Kubeconfig, schedPort, filepath.Join(c.Dir, "scheduler-certs"))...)
+		p, err := c.spawn(bin, "kube-scheduler", opts, schedulerArgs(c.Kubeconfig, schedPort, filepath.Join(c.Dir, "scheduler-certs"))...)
 		if err != nil {
 			return err
 		}
@@ -246,7 +256,7 @@ func (c *Cluster) start(ctx context.Context, bin string, opts Options) error {
 		}
 	}
 	if opts.Kwok {
-		p, err := c.spawn(bin, "kwok", opts.Detach, kwokArgs(c.Kubeconfig, kwokPort, stages)...)
+		p, err := c.spawn(bin, "kwok", opts, kwokArgs(c.Kubeconfig, kwokPort, stages)...)
 		if err != nil {
 			return err
 		}
@@ -380,7 +390,7 @@ func (c *Cluster) waitAPIServer(ctx context.Context, api *Process) error {
 		return err == nil && string(body) == "ok", nil
 	})
 	if err != nil {
-		return fmt.Errorf("kube-apiserver not ready at %s: %w", c.Config.Host, err)
+		return fmt.Errorf("kube-apiserver not ready at %s: %w", c.Config.Host, withLog(err, api))
 	}
 	return nil
 }
@@ -404,9 +414,18 @@ func waitHTTP(ctx context.Context, p *Process, url string, tlsConfig *tls.Config
 		return resp.StatusCode == http.StatusOK && strings.Contains(buf.String(), want), nil
 	})
 	if err != nil {
-		return fmt.Errorf("%s not healthy at %s: %w", p.Name, url, err)
+		return fmt.Errorf("%s not healthy at %s: %w", p.Name, url, withLog(err, p))
 	}
 	return nil
+}
+
+// withLog adds the end of p's log to a wait that timed out; an error from
+// Exited carries it already.
+func withLog(err error, p *Process) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%w; last lines of %s:\n%s", err, p.Log, Tail(p.Log, 15))
+	}
+	return err
 }
 
 // freePorts returns n distinct ports free on 127.0.0.1 at the time of the call.
@@ -443,8 +462,9 @@ func (c *Cluster) Run(name, path string, args ...string) (*Process, error) {
 	return c.start1(name, path, false, args...)
 }
 
-func (c *Cluster) spawn(bin, name string, detach bool, args ...string) (*Process, error) {
-	return c.start1(name, filepath.Join(bin, name), detach, args...)
+func (c *Cluster) spawn(bin, name string, opts Options, args ...string) (*Process, error) {
+	args = append(args, opts.ExtraArgs[name]...)
+	return c.start1(name, filepath.Join(bin, name), opts.Detach, args...)
 }
 
 func (c *Cluster) start1(name, path string, detach bool, args ...string) (*Process, error) {

@@ -110,3 +110,10 @@ func TestArgsStayOnLoopback(t *testing.T) {
 		t.Errorf("checked only %d address flags; the filter above no longer matches the arguments", checked)
 	}
 }
+
+func TestStartRejectsExtraArgsForUnknownComponent(t *testing.T) {
+	_, err := Start(t.Context(), t.TempDir(), t.TempDir(), Options{ExtraArgs: map[string][]string{"kubelet": {"--v=4"}}})
+	if err == nil || !strings.Contains(err.Error(), `"kubelet"`) {
+		t.Errorf("Start with ExtraArgs for kubelet: err = %v, want one naming kubelet", err)
+	}
+}
