@@ -169,8 +169,8 @@ func TestStatusPageInBrowser(t *testing.T) {
 }
 
 // reapAdopted kills, by pid, and reaps every process this test process has
-// adopted as subreaper: Chromium helpers (the crash handler) that start
-// their own session and so escape the process-group kill. The test process
+// adopted as subreaper: Chromium helpers (the crash handler) that call
+// setsid and so escape the process-group kill. The test process
 // starts no other children.
 func reapAdopted(t *testing.T) {
 	t.Helper()
