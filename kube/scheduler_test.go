@@ -424,7 +424,7 @@ func TestAdmissionHoldsDriverWithConditionAndEvent(t *testing.T) {
 	e.add(mkPod("spark", "exec-1", "1", executor("app-1")))
 	e.staysUnbound("spark/drv")
 	e.staysUnbound("spark/exec-1")
-	ev := e.waitEvent("Warning FailedScheduling", "job spark/app-1 waits for admission")
+	ev := e.waitEvent("Warning FailedScheduling", "job spark/app-1 waits for admission: static reservation: 4 of 4 vcores kept for tasks")
 	t.Logf("event: %s", ev)
 	e.waitFor("PodScheduled=False on the driver", func() bool {
 		for _, c := range e.pod("spark/drv").Status.Conditions {
@@ -784,4 +784,24 @@ func TestTickingPolicyRunsOnTheTimer(t *testing.T) {
 	if _, ok := rec.Latest().Gauges["dress_delta"]; !ok {
 		t.Errorf("gauges = %v, want dress_delta", rec.Latest().Gauges)
 	}
+}
+
+func TestAutoAdminExplainsWaitingDriver(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil))
+	s, _ := e.start(e.options("fair", "autoadmin"))
+	for i := range 4 {
+		e.add(mkPod("spark", fmt.Sprintf("drv-%d", i), "1", driver(fmt.Sprintf("app-%d", i))))
+	}
+	ev := e.waitEvent("FailedScheduling", "waits for admission: AutoAdmin: vcores", "reserve R_R")
+	t.Logf("event: %s", ev)
+	e.onLoop(s, func() {
+		if s.core.WaitingJobs() == 0 {
+			t.Error("no job waits for admission")
+		}
+		// AutoAdmin's point: AMs never take what it reserves for tasks.
+		held := s.core.Cluster().AMAllocated()[0]
+		if held > 3000 {
+			t.Errorf("AMs hold %dm of 4000m", held)
+		}
+	})
 }
