@@ -27,6 +27,7 @@ type apiTask struct {
 	kind    taskKind
 	pod     string // namespace/name
 	uid     string
+	rv      string // the pod's resourceVersion the status patch is conditional on
 	obj     *v1.Pod // for Events; informer objects are read-only
 	node    string
 	gen     uint64
@@ -75,7 +76,9 @@ func (s *Scheduler) bind(ctx context.Context, t apiTask) error {
 func (s *Scheduler) patchUnschedulable(ctx context.Context, t apiTask) error {
 	ns, name := splitKey(t.pod)
 	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"uid": t.uid},
+		// The patch applies only to the version of the pod the loop saw: a
+		// pod bound since (PodScheduled=True) must not be marked False.
+		"metadata": map[string]any{"uid": t.uid, "resourceVersion": t.rv},
 		"status": map[string]any{"conditions": []map[string]any{{
 			"type": string(v1.PodScheduled), "status": string(v1.ConditionFalse),
 			"reason": v1.PodReasonUnschedulable, "message": t.message,
@@ -105,8 +108,16 @@ func splitKey(key string) (ns, name string) {
 // handleResult applies a worker's answer on the event loop.
 func (s *Scheduler) handleResult(r apiResult) {
 	if r.kind == taskStatus {
-		if r.err != nil && !apierrors.IsNotFound(r.err) && !apierrors.IsConflict(r.err) {
+		if r.err == nil || apierrors.IsNotFound(r.err) {
+			return
+		}
+		if !apierrors.IsConflict(r.err) {
 			s.o.Log.Warn("status patch", "pod", r.pod, "err", r.err)
+		}
+		// The pod changed under the patch: write it again, against the
+		// new version, if the pod still waits.
+		if ps := s.pods[r.pod]; ps != nil && ps.uid == r.uid && ps.cond == r.message {
+			ps.cond = ""
 		}
 		return
 	}
@@ -165,20 +176,27 @@ func (s *Scheduler) handleResult(r apiResult) {
 // setWhy says on the pod why it is not bound: a PodScheduled=False
 // condition and a FailedScheduling Event, each only when the words change.
 func (s *Scheduler) setWhy(ps *podState, msg string) {
-	if msg == ps.why {
-		return
+	if msg != ps.why {
+		ps.why = msg
+		s.observeWaiting(ps)
+		s.o.Recorder.Event(ps.pod, v1.EventTypeWarning, "FailedScheduling", msg)
 	}
-	ps.why = msg
-	s.observeWaiting(ps)
-	s.o.Recorder.Event(ps.pod, v1.EventTypeWarning, "FailedScheduling", msg)
-	s.outbox = append(s.outbox, apiTask{kind: taskStatus, pod: ps.key, uid: ps.uid, obj: ps.pod, message: msg})
+	if msg != ps.cond && ps.pod.Spec.NodeName == "" {
+		ps.cond = msg
+		s.outbox = append(s.outbox, apiTask{kind: taskStatus, pod: ps.key, uid: ps.uid, rv: ps.pod.ResourceVersion, obj: ps.pod, message: msg})
+	}
 }
 
 // refreshStatus says on every waiting pod what it waits for.
 func (s *Scheduler) refreshStatus() {
 	for _, ps := range s.pods {
-		if ps.phase == podAsked {
+		switch ps.phase {
+		case podAsked:
 			s.setWhy(ps, s.waitReason(ps))
+		case podHeld, podBackoff:
+			if ps.why != "" {
+				s.setWhy(ps, ps.why)
+			}
 		}
 	}
 }

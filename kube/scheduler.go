@@ -168,9 +168,10 @@ type podState struct {
 	// gen tells a binding's result apart from an older one for the same
 	// pod.
 	gen uint64
-	// why is the PodScheduled=False message last written, held the reason
-	// the pod is not given to the core.
-	why, held string
+	// why is the reason last given in an Event; cond the PodScheduled=False
+	// message last sent (cleared when the write lost a race, so that it is
+	// sent again); held the reason the pod is not given to the core.
+	why, cond, held string
 }
 
 type jobState struct {
@@ -371,7 +372,7 @@ func (s *Scheduler) start() error {
 	core, err := sched.NewCore(sched.Config{
 		Nodes:  caps,
 		Queues: s.o.Config.QueueSpecs(), Driver: (*coreDriver)(s),
-		NewPolicy: s.o.Policy, NewAdmission: s.o.Admission, Debug: s.o.Check,
+		NewPolicy: s.o.Policy, NewAdmission: s.o.Admission, Debug: s.o.Check, Live: true,
 	})
 	if err != nil {
 		return fmt.Errorf("scheduling core: %w", err)

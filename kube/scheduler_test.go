@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,7 @@ func (e *env) options(pol, adm string) Options {
 		Client: e.client, Policy: pf, PolicyName: pol, Admission: af, Recorder: e.rec,
 		BackoffInitial: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond, StatusEvery: 20 * time.Millisecond,
 		Check: true,
+		Log:   slog.New(slog.NewTextHandler(testWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		OnDecision: func(d Decision) {
 			e.mu.Lock()
 			e.decisions = append(e.decisions, d)
@@ -804,4 +806,12 @@ func TestAutoAdminExplainsWaitingDriver(t *testing.T) {
 			t.Errorf("AMs hold %dm of 4000m", held)
 		}
 	})
+}
+
+// testWriter puts the scheduler's warnings and errors in the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
 }
