@@ -27,7 +27,7 @@ type apiTask struct {
 	kind    taskKind
 	pod     string // namespace/name
 	uid     string
-	rv      string // the pod's resourceVersion the status patch is conditional on
+	rv      string  // the pod's resourceVersion the status patch is conditional on
 	obj     *v1.Pod // for Events; informer objects are read-only
 	node    string
 	gen     uint64
