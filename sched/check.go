@@ -129,16 +129,26 @@ func (c *Core) checkAsks(j *Job) error {
 
 // checkNodes verifies every node's list of live containers: each is on the
 // node it names, live, listed once (no container placed twice, no key
-// placed twice), and together they hold exactly what the node has
-// allocated, so that every freed resource was given back.
+// placed twice), and, with the simulated jobs' containers (Config.Debug),
+// they hold exactly what the node has allocated, so that every freed
+// resource was given back.
 func (c *Core) checkNodes() error {
+	var simHeld, simAM map[cluster.NodeID]resource.Vector
+	if c.live != nil {
+		simHeld, simAM = map[cluster.NodeID]resource.Vector{}, map[cluster.NodeID]resource.Vector{}
+		for ct := range c.live {
+			if !ct.job.spec.Open && ct.state >= Allocated && !ct.state.Terminal() {
+				simHeld[ct.node.ID()] = simHeld[ct.node.ID()].Add(ct.req)
+				if ct.IsAM() {
+					simAM[ct.node.ID()] = simAM[ct.node.ID()].Add(ct.req)
+				}
+			}
+		}
+	}
 	for k, j := range c.asked {
 		if !c.known(j) || j.state == Finished {
 			return fmt.Errorf("request %q indexed to an unknown or finished job", k)
 		}
-	}
-	if c.onNode == nil {
-		return nil // not kept without Config.Live
 	}
 	if len(c.onNode) != c.cl.NumNodes() {
 		return fmt.Errorf("%d container lists for %d nodes", len(c.onNode), c.cl.NumNodes())
@@ -154,7 +164,7 @@ func (c *Core) checkNodes() error {
 				return fmt.Errorf("%v listed on %v but placed on %v", ct, n, ct.node)
 			case ct.prev != prev:
 				return fmt.Errorf("%v: broken container list on %v", ct, n)
-			case ct.job == nil || ct.state.Terminal() || ct.state < Allocated:
+			case ct.job == nil || ct.state.Terminal() || ct.state < Allocated || !ct.job.spec.Open:
 				return fmt.Errorf("%v listed on %v in state %v", ct, n, ct.state)
 			}
 			if ct.key != "" {
@@ -169,11 +179,15 @@ func (c *Core) checkNodes() error {
 			}
 			prev = ct
 		}
-		if sum != n.Allocated() || am != n.AMAllocated() {
-			return fmt.Errorf("%v: containers hold %v (AM %v), node says %v (AM %v)", n, sum, am, n.Allocated(), n.AMAllocated())
-		}
 		if n.Removed() && c.onNode[id] != nil {
 			return fmt.Errorf("%v removed with containers on it", n)
+		}
+		if simHeld == nil {
+			continue // simulated jobs' containers are not tracked
+		}
+		sum, am = sum.Add(simHeld[n.ID()]), am.Add(simAM[n.ID()])
+		if sum != n.Allocated() || am != n.AMAllocated() {
+			return fmt.Errorf("%v: containers hold %v (AM %v), node says %v (AM %v)", n, sum, am, n.Allocated(), n.AMAllocated())
 		}
 	}
 	if keyed != len(c.keyed) {

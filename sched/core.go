@@ -3,12 +3,15 @@
 // each job's ApplicationMaster logic (phases asked for in order), and the
 // narrow Policy and Admission interfaces through which every scheme decides.
 //
-// The core knows nothing of how time passes. A driver (the simulator, later a
-// live server) calls it when something happens — a job arrives, a node
-// heartbeats with container reports, an AM heartbeats — and the core answers
-// through the Driver interface (launch this container, wake that AM). Task
-// durations never enter the core: it learns that a task ended only when a
-// node reports the container COMPLETED, exactly as a real resource manager.
+// The core knows nothing of how time passes. A driver (the simulator, or a
+// live cluster's driver) calls it when something happens — a job arrives, a
+// node heartbeats with container reports, an AM heartbeats or, live, asks
+// for a container, a node joins or leaves — and the core answers through the
+// Driver interface (launch this container, wake that AM). Task durations
+// never enter the core: it learns that a task ended only when a node reports
+// the container COMPLETED (or FAILED, LOST...), exactly as a real resource
+// manager. live.go holds what only a live cluster needs; docs/core.md gives
+// the event contract.
 package sched
 
 import (
@@ -64,11 +67,6 @@ type Config struct {
 	// is known. The load actually applied is the driver's to set
 	// (SetExternalLoad).
 	Forecast *cluster.LoadCurve
-	// Live says a live cluster drives the core: it then keeps a list of
-	// each node's containers, so that RemoveNode can end them (LOST) and
-	// ContainersOn can list them. The simulator, whose nodes never leave,
-	// leaves it off and pays nothing for the lists.
-	Live bool
 	// MaxAMAttempts is how many times a job's AM may fail before the job
 	// ends failed (YARN's yarn.resourcemanager.am.max-attempts); 0 means
 	// DefaultMaxAMAttempts.
@@ -120,6 +118,7 @@ type Core struct {
 
 	forecast *cluster.LoadCurve
 	extFrac  float64 // external load now applied, as a fraction of each node
+	lastTick clock.Time
 
 	// Utilisation: the integral over time of the cluster's dominant
 	// allocated share, and its value at the last task completion.
@@ -138,7 +137,7 @@ type Core struct {
 	jobByKey  map[string]*Job
 	keyed     map[string]*Container
 	asked     map[string]*Job // keys wanted and not yet allocated
-	onNode    []*Container    // with Config.Live; nil otherwise
+	onNode    []*Container    // each node's live containers of Open jobs
 	counts    Counts
 	maxAMFail int
 }
@@ -151,6 +150,7 @@ type observers struct {
 	container []ContainerObserver
 	node      []NodeObserver
 	cluster   []ClusterObserver
+	adopt     []AdoptObserver
 	tick      []Ticker
 }
 
@@ -179,6 +179,9 @@ func (o *observers) add(x any) {
 	if h, ok := x.(ClusterObserver); ok {
 		o.cluster = append(o.cluster, h)
 	}
+	if h, ok := x.(AdoptObserver); ok {
+		o.adopt = append(o.adopt, h)
+	}
 	if h, ok := x.(Ticker); ok && h.TickEvery() > 0 {
 		o.tick = append(o.tick, h)
 	}
@@ -189,7 +192,7 @@ func NewCore(cfg Config) (*Core, error) {
 	if cfg.Driver == nil || cfg.NewPolicy == nil {
 		return nil, errors.New("core needs a driver and a policy")
 	}
-	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, debug: cfg.Debug, forecast: cfg.Forecast,
+	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
 		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts}
 	if c.maxAMFail <= 0 {
 		c.maxAMFail = DefaultMaxAMAttempts
@@ -201,9 +204,7 @@ func NewCore(cfg Config) (*Core, error) {
 	for i, name := range cfg.NodeNames {
 		c.ledger.SetName(cluster.NodeID(i), name)
 	}
-	if cfg.Live {
-		c.onNode = make([]*Container, len(cfg.Nodes))
-	}
+	c.onNode = make([]*Container, len(cfg.Nodes))
 	c.view = View{c: c}
 	specs := cfg.Queues
 	if len(specs) == 0 {
@@ -933,15 +934,20 @@ func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
 // node's capacity.
 func (c *Core) ExternalLoad() float64 { return c.extFrac }
 
-// Tick runs the periodic observers whose interval divides now, then retries
-// admission and reconsiders every node.
+// Tick runs the periodic observers one of whose interval boundaries falls
+// in (the previous Tick, now], then retries admission and reconsiders every
+// node. The simulator calls it exactly at NextTick's instants; a live
+// driver's timer may fire late, and other events may come in between, so
+// what counts is the boundary crossed, not now being one.
 func (c *Core) Tick(now clock.Time) {
 	c.advance(now)
 	for _, t := range c.obs.tick {
-		if now%clock.Time(t.TickEvery()) == 0 {
+		e := clock.Time(t.TickEvery())
+		if now/e*e > c.lastTick {
 			t.Tick(now)
 		}
 	}
+	c.lastTick = now
 	c.retryAdmission()
 	c.reconsider()
 }

@@ -1,8 +1,10 @@
 package sched
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
@@ -58,6 +60,12 @@ type Counts struct {
 // a live cluster.
 type ClusterObserver interface{ ClusterChanged(n *cluster.Node) }
 
+// AdoptObserver hears of every job admitted because a container of it was
+// found running (Core.Adopt) rather than by Admission.Admit, right after
+// the AdmitObservers: an admission controller that counts what Admit let in
+// counts these too.
+type AdoptObserver interface{ JobAdopted(j *Job) }
+
 // Explainer is implemented by admission controllers that can say why a
 // waiting job waits (e.g. "AutoAdmin: 3 vcores free for AMs, AM needs 1;
 // reserve R_R = 40 vcores for tasks"); a live driver shows it on the job's AM.
@@ -76,9 +84,8 @@ func (c *Core) ContainerByKey(key string) *Container { return c.keyed[key] }
 // AskedBy returns the job whose pending request has key key, or nil.
 func (c *Core) AskedBy(key string) *Job { return c.asked[key] }
 
-// ContainersOn calls f for every live container on node n until f returns
-// false (with Config.Live; never without). The containers must not change
-// during the walk.
+// ContainersOn calls f for every live container of an Open job on node n
+// until f returns false. The containers must not change during the walk.
 func (c *Core) ContainersOn(n cluster.NodeID, f func(ct *Container) bool) {
 	if int(n) < 0 || int(n) >= len(c.onNode) {
 		return
@@ -199,8 +206,10 @@ func (c *Core) lowerAcceptVec(r resource.Vector) {
 	c.driver.AcceptLowered()
 }
 
+// link lists ct on its node. Only Open jobs' containers are listed: a live
+// cluster's nodes leave, the simulator's never do, so it pays nothing.
 func (c *Core) link(ct *Container) {
-	if c.onNode == nil {
+	if !ct.job.spec.Open {
 		return
 	}
 	id := ct.node.ID()
@@ -212,7 +221,7 @@ func (c *Core) link(ct *Container) {
 }
 
 func (c *Core) unlink(ct *Container) {
-	if c.onNode == nil {
+	if !ct.job.spec.Open {
 		return
 	}
 	if ct.prev != nil {
@@ -481,6 +490,9 @@ func (c *Core) Adopt(now clock.Time, j *Job, n cluster.NodeID, key string, r res
 	if j.state == Waiting {
 		c.unwait(j)
 		c.admitted(j)
+		for _, o := range c.obs.adopt {
+			o.JobAdopted(j)
+		}
 	}
 	phase := int32(AMPhase)
 	if am {
@@ -555,9 +567,7 @@ func (c *Core) AddNode(now clock.Time, name string, capacity resource.Vector) (*
 		return nil, err
 	}
 	c.advance(now)
-	if c.onNode != nil {
-		c.onNode = append(c.onNode, nil)
-	}
+	c.onNode = append(c.onNode, nil)
 	if c.reserving {
 		c.reservations = append(c.reservations, nil)
 	}
@@ -573,12 +583,21 @@ func (c *Core) RemoveNode(now clock.Time, n cluster.NodeID) error {
 	if err != nil {
 		return fmt.Errorf("remove node: %w", err)
 	}
-	if c.onNode == nil {
-		return fmt.Errorf("remove %v: the core keeps no list of its containers (Config.Live)", node)
-	}
 	c.advance(now)
 	for c.onNode[n] != nil {
 		c.endAbnormal(c.onNode[n], Lost, false)
+	}
+	// A simulated job's containers are not listed; with Config.Debug
+	// (tests) they are found among the live ones.
+	var sim []*Container
+	for ct := range c.live {
+		if ct.node == node && ct.state >= Allocated && !ct.state.Terminal() {
+			sim = append(sim, ct)
+		}
+	}
+	slices.SortFunc(sim, func(a, b *Container) int { return cmp.Compare(a.id, b.id) })
+	for _, ct := range sim {
+		c.endAbnormal(ct, Lost, false)
 	}
 	c.cancelReservation(node)
 	if err := c.ledger.RemoveNode(n); err != nil {

@@ -1,9 +1,11 @@
 package sched_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/internal/fakecluster"
 	"github.com/spindle-sched/spindle/resource"
@@ -474,13 +476,53 @@ func (*nopDriver) WakeAM(*sched.Job)       {}
 func (*nopDriver) Reconsider()             {}
 func (*nopDriver) AcceptLowered()          {}
 
-func TestRemoveNodeNeedsLiveBookkeeping(t *testing.T) {
-	core, err := sched.NewCore(sched.Config{Nodes: []resource.Vector{big8}, Driver: &nopDriver{}, NewPolicy: fifoPolicy})
+// TestRemoveNodeWithoutDebug: a live driver's core (no Config.Debug) lists
+// its open jobs' containers per node, so a node leaving ends them LOST.
+func TestRemoveNodeWithoutDebug(t *testing.T) {
+	core, err := sched.NewCore(sched.Config{Nodes: []resource.Vector{big8, big8}, Driver: &nopDriver{}, NewPolicy: fifoPolicy})
 	must(t, err)
-	if err := core.RemoveNode(0, 0); err == nil || !strings.Contains(err.Error(), "Config.Live") {
-		t.Errorf("RemoveNode without Config.Live: error %v", err)
+	j, err := core.Submit(0, &sched.JobSpec{Key: "lone", Queue: "default", Open: true})
+	must(t, err)
+	for _, k := range []string{"a", "b"} {
+		_, err := core.Ask(0, j, sched.Request{Key: k, Resource: two})
+		must(t, err)
 	}
-	if core.Cluster().Node(0).Removed() {
-		t.Error("the node was removed anyway")
+	core.NodeUpdate(0, core.Cluster().Node(0))
+	must(t, core.RemoveNode(1, 0))
+	if got := core.Counts().Lost; got != 2 || !core.Cluster().Allocated().IsZero() || j.Pending() != 0 {
+		t.Errorf("%d lost, %v allocated, %d pending", got, core.Cluster().Allocated(), j.Pending())
+	}
+	must(t, core.Check())
+}
+
+// ticking counts its ticks.
+type ticking struct {
+	sched.Policy
+	at []int64
+}
+
+func (p *ticking) TickEvery() clock.Duration { return 10 }
+func (p *ticking) Tick(now clock.Time)       { p.at = append(p.at, int64(now)) }
+
+// TestTickRunsOnBoundariesCrossed: a live timer fires late and events come in
+// between; a ticker runs once per interval boundary crossed since the last
+// Tick, with the time Tick was called at.
+func TestTickRunsOnBoundariesCrossed(t *testing.T) {
+	var p *ticking
+	core, err := sched.NewCore(sched.Config{Nodes: []resource.Vector{big8}, Driver: &nopDriver{}, NewPolicy: func(v *sched.View) (sched.Policy, error) {
+		inner, err := fifoPolicy(v)
+		p = &ticking{Policy: inner}
+		return p, err
+	}})
+	must(t, err)
+	for _, now := range []clock.Time{0, 3, 10, 10, 12, 19, 27, 31, 55} {
+		core.Tick(now)
+	}
+	want := []int64{0, 10, 27, 31, 55}
+	if fmt.Sprint(p.at) != fmt.Sprint(want) {
+		t.Errorf("ticked at %v, want %v", p.at, want)
+	}
+	if next := core.NextTick(55); next != 60 {
+		t.Errorf("NextTick(55) = %v", next)
 	}
 }

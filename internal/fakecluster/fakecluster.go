@@ -78,7 +78,7 @@ func New(cfg Config) (*Cluster, error) {
 	c.Core, err = sched.NewCore(sched.Config{
 		Nodes: cfg.Nodes, NodeNames: cfg.NodeNames,
 		Queues: cfg.Queues, Driver: c, NewPolicy: pf, NewAdmission: af,
-		Debug: true, Live: true, MaxAMAttempts: cfg.MaxAMAttempts,
+		Debug: true, MaxAMAttempts: cfg.MaxAMAttempts,
 	})
 	if err != nil {
 		return nil, err
@@ -297,10 +297,11 @@ func (c *Cluster) RemoveNode(name string) error {
 		return err
 	}
 	var lost []string
-	c.Core.ContainersOn(n.ID(), func(ct *sched.Container) bool {
-		lost = append(lost, ct.Key())
-		return true
-	})
+	for k, ct := range c.live {
+		if ct.Node() == n && !ct.State().Terminal() && ct.Key() == k {
+			lost = append(lost, k)
+		}
+	}
 	if err := c.Core.RemoveNode(c.Now, n.ID()); err != nil {
 		return err
 	}
