@@ -372,7 +372,7 @@ func (s *Scheduler) start() error {
 	core, err := sched.NewCore(sched.Config{
 		Nodes:  caps,
 		Queues: s.o.Config.QueueSpecs(), Driver: (*coreDriver)(s),
-		NewPolicy: s.o.Policy, NewAdmission: s.o.Admission, Debug: s.o.Check, Live: true,
+		NewPolicy: s.o.Policy, NewAdmission: s.o.Admission, Debug: s.o.Check,
 	})
 	if err != nil {
 		return fmt.Errorf("scheduling core: %w", err)
