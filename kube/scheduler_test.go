@@ -26,6 +26,7 @@ import (
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/kube/observe"
 	"github.com/spindle-sched/spindle/policy"
+	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -814,4 +815,31 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(b)))
 	return len(b), nil
+}
+
+func TestFractionalRequestsPlacedExactly(t *testing.T) {
+	// 1500m of CPU takes exactly three 500m pods; memory in MiB rounds the
+	// requests up and the node down, so 3 × 300Mi fits in 900Mi + 1023 bytes
+	// and nothing more does.
+	node := readyNode("a", "1500m", "943719423", nil) // 900 MiB + 1023 bytes
+	e := newEnv(t, node)
+	s, _ := e.start(e.options("fifo", "none"))
+	for i := range 3 {
+		p := mkPod("ns", fmt.Sprintf("p%d", i), "500m")
+		p.Spec.Containers[0].Resources.Requests = rl("cpu", "500m", "memory", "300Mi")
+		e.add(p)
+	}
+	for i := range 3 {
+		e.waitBound(fmt.Sprintf("ns/p%d", i), "a")
+	}
+	extra := mkPod("ns", "extra", "1m")
+	extra.Spec.Containers[0].Resources.Requests = rl("cpu", "1m")
+	e.add(extra)
+	e.staysUnbound("ns/extra")
+	e.onLoop(s, func() {
+		n := s.core.Cluster().Node(0)
+		if want := (resource.Vector{1500, 900, 0, 0}); n.Capacity() != want || n.Allocated() != want {
+			t.Errorf("node capacity %v, allocated %v; want 1500m/900MiB both", n.Capacity(), n.Allocated())
+		}
+	})
 }
