@@ -200,3 +200,77 @@ func TestLiveSchedulesSparkAndSurvivesKill9(t *testing.T) {
 		t.Errorf("the second scheduler stopped: %v", err)
 	}
 }
+
+func TestLiveTwoReplicasWithLeaderElection(t *testing.T) {
+	c := kubetest.Start(t, kubetest.Options{Nodes: 1, NodeCPU: "4", NodeMemory: "8Gi"})
+	bin := buildSpindle(t)
+	ctx := context.Background()
+	cs := c.Client
+	args := []string{"kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fair", "--http-address", "off",
+		"--leader-elect", "--lease-namespace", "default"}
+	r1, err := c.Run("spindle-r1", bin, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var holder string
+	liveWait(t, "a replica holding the lease", func() (bool, error) {
+		l, err := cs.CoordinationV1().Leases("default").Get(ctx, "spindle", metav1.GetOptions{})
+		if err != nil || l.Spec.HolderIdentity == nil {
+			return false, nil
+		}
+		holder = *l.Spec.HolderIdentity
+		return holder != "", nil
+	})
+	r2, err := c.Run("spindle-r2", bin, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(name string) {
+		t.Helper()
+		if _, err := cs.CoreV1().Pods("default").Create(ctx, livePod("default", name, "1"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bound := func(names ...string) func() (bool, error) {
+		return func() (bool, error) {
+			for _, n := range names {
+				p, err := getPod(cs, "default", n)
+				if err != nil || p.Spec.NodeName == "" {
+					return false, err
+				}
+			}
+			return true, nil
+		}
+	}
+	create("p0")
+	create("p1")
+	liveWait(t, "p0, p1 bound by the leader", bound("p0", "p1"))
+	// The leader dies without releasing the lease: the standby takes over
+	// once it expires, adopts p0 and p1, and schedules what came since.
+	r1.Kill()
+	create("p2")
+	create("p3")
+	create("p4") // 5 CPUs asked of 4: one of p2..p4 must wait
+	unbound := func() []string {
+		var out []string
+		for _, n := range []string{"p2", "p3", "p4"} {
+			if p, err := getPod(cs, "default", n); err == nil && p.Spec.NodeName == "" {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	liveWait(t, "two of p2..p4 bound by the new leader", func() (bool, error) { return len(unbound()) == 1, nil })
+	l, err := cs.CoordinationV1().Leases("default").Get(ctx, "spindle", metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == holder {
+		t.Fatalf("lease %+v: the standby did not take it over from %s", l.Spec, holder)
+	}
+	time.Sleep(2 * time.Second)
+	if w := unbound(); len(w) != 1 {
+		t.Fatalf("unbound after the takeover: %v, want exactly one: the new leader overcommitted the node", w)
+	}
+	t.Logf("lease passed from %s to %s; %s waits", holder, *l.Spec.HolderIdentity, unbound()[0])
+	if err := r2.Exited(); err != nil {
+		t.Fatal(err)
+	}
+}
