@@ -112,3 +112,13 @@ func (s *Static) ContainerChanged(c *sched.Container, from sched.ContainerState)
 		s.amHeld -= c.Request()[resource.VCores]
 	}
 }
+
+// WaitReason says why job j waits: the static reservation in the numbers
+// Admit compares (sched.Explainer, shown on a live job's pending AM).
+func (s *Static) WaitReason(j *sched.Job) string {
+	total := s.v.Cluster().Capacity()[resource.VCores]
+	am := j.Spec().AM[resource.VCores]
+	return fmt.Sprintf("static reservation: %s of %s vcores kept for tasks; admitted AMs hold %s, this AM needs %s (admitted when %s − AMs − AM ≥ %s, in submission order)",
+		resource.FormatVCores(s.Reserve), resource.FormatVCores(total), resource.FormatVCores(s.amHeld), resource.FormatVCores(am),
+		resource.FormatVCores(total), resource.FormatVCores(s.Reserve))
+}

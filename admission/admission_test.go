@@ -1,6 +1,7 @@
 package admission_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/spindle-sched/spindle/admission"
@@ -49,6 +50,10 @@ func TestStaticReservation(t *testing.T) {
 		if s != want[i] {
 			t.Fatalf("states %v, want %v", states(), want)
 		}
+	}
+	// The waiting job is told the numbers: 16 − 6 held − 2 < 10.
+	if got, want := h.Core.WaitReason(jobs[3]), "static reservation: 10 of 16 vcores kept for tasks; admitted AMs hold 6, this AM needs 2"; !strings.HasPrefix(got, want) {
+		t.Fatalf("wait reason %q, want it to start %q", got, want)
 	}
 	am := h.Place(jobs[0], sched.AMPhase, 0)
 	task := h.Place(jobs[0], 0, 0)
