@@ -397,6 +397,9 @@ func (r *Replayer) loop(ctx context.Context, events <-chan podEvent) (deadlocked
 			r.progressNext = now.Add(r.opt.ProgressEvery)
 		}
 		wait := time.Second
+		if r.opt.Progress != nil {
+			wait = min(wait, r.progressNext.Sub(now))
+		}
 		if r.next < len(r.order) {
 			wait = min(wait, r.live(clock.Duration(r.order[r.next].w.Submit))-el)
 		}
@@ -473,7 +476,7 @@ func (r *Replayer) progress(el time.Duration) {
 			pending++
 		}
 	}
-	fmt.Fprintf(r.opt.Progress, "replay %s: t=%.0fs (workload %.0fs) jobs %d/%d done, %d failed, %d drivers running; pods %d running, %d pending\n",
+	fmt.Fprintf(r.opt.Progress, "replay %s: t=%.1fs (workload %.1fs) jobs %d/%d done, %d failed, %d drivers running; pods %d running, %d pending\n",
 		r.run, el.Seconds(), r.workloadTime(el).Seconds(), done, len(r.jobs), failed, drivers, running, pending)
 }
 
@@ -782,11 +785,29 @@ func (r *Replayer) cleanup() error {
 	sel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{RunLabel: r.run}).String()}
 	zero := int64(0)
 	var errs []error
-	if err := r.opt.Client.CoreV1().Pods(r.opt.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel); err != nil {
-		errs = append(errs, fmt.Errorf("delete the replay's pods: %w", err))
+	pods := r.opt.Client.CoreV1().Pods(r.opt.Namespace)
+	nodes := r.opt.Client.CoreV1().Nodes()
+	// One call each where the apiserver allows it, then whatever is left
+	// one by one.
+	_ = pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel)
+	_ = nodes.DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+	if list, err := pods.List(ctx, sel); err != nil {
+		errs = append(errs, fmt.Errorf("list the replay's pods: %w", err))
+	} else {
+		for _, p := range list.Items {
+			if err := pods.Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err))
+			}
+		}
 	}
-	if err := r.opt.Client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel); err != nil {
-		errs = append(errs, fmt.Errorf("delete the replay's nodes: %w", err))
+	if list, err := nodes.List(ctx, sel); err != nil {
+		errs = append(errs, fmt.Errorf("list the replay's nodes: %w", err))
+	} else {
+		for _, n := range list.Items {
+			if err := nodes.Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("delete node %s: %w", n.Name, err))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
