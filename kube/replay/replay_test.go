@@ -80,7 +80,7 @@ func TestReplayPlaysJobsAsTheApplication(t *testing.T) {
 	f := newFakeCluster(t)
 	f.startDelay = 100 * time.Millisecond // a window in which a wrong replayer would ask too early
 	w := parse(t, twoJobs)
-	res := play(t, f, w, nil)
+	res := play(t, f, w, func(o *Options) { o.TimeScale = 0.2 })
 
 	if res.Summary.JobsCompleted != 3 || res.Summary.Deadlocked {
 		t.Fatalf("completed %d of 3, deadlocked %v: %+v", res.Summary.JobsCompleted, res.Summary.Deadlocked, res.Summary.StuckJobs)
@@ -139,14 +139,14 @@ func TestReplayPlaysJobsAsTheApplication(t *testing.T) {
 			}
 		}
 	}
-	// Durations scaled for the live run: 3 s at 0.05 is 150 ms.
+	// Durations scaled for the live run: 3 s at 0.2 is 600 ms.
 	for _, e := range f.entries() {
-		if e.kind == "created" && e.pod.Name == "t1-a-0-2-1" && e.pod.Annotations[DurationAnnot] != "150ms" {
-			t.Errorf("duration of %s = %q, want 150ms", e.pod.Name, e.pod.Annotations[DurationAnnot])
+		if e.kind == "created" && e.pod.Name == "t1-a-0-2-1" && e.pod.Annotations[DurationAnnot] != "600ms" {
+			t.Errorf("duration of %s = %q, want 600ms", e.pod.Name, e.pod.Annotations[DurationAnnot])
 		}
 		if e.kind == "created" && e.pod.Name == "t1-a-driver-1" {
-			if got := e.pod.Annotations[EstimateAnnot]; got != "500ms" {
-				t.Errorf("estimate = %q, want 500ms (10 s scaled)", got)
+			if got := e.pod.Annotations[EstimateAnnot]; got != "2s" {
+				t.Errorf("estimate = %q, want 2s (10 s scaled)", got)
 			}
 			if got := e.pod.Annotations[DemandAnnot]; got != "cpu=4000m,memory=4096Mi" {
 				t.Errorf("demand = %q, want the AM plus 3 maps", got)
@@ -155,10 +155,11 @@ func TestReplayPlaysJobsAsTheApplication(t *testing.T) {
 	}
 
 	// Results read in workload time. The fake starts every pod 0.1 s wall
-	// (2 s of workload time) after binding it, so job a takes at least
-	// 2 (driver) + 2+3 (slowest map) + 2+1 (reduce) = 10 s; b at least
-	// 2 + 2+4 = 8 s (its s1 runs beside the long s0 tasks); c 2+2 = 4 s.
-	// The upper bounds allow the watch's latency.
+	// (0.5 s of workload time at scale 0.2) after binding it, so job a
+	// takes at least 0.5 (driver) + 0.5+3 (slowest map) + 0.5+1 (reduce)
+	// = 5.5 s; b at least 0.5 + 0.5+4 = 5 s (its s1 runs beside the long
+	// s0 tasks); c 0.5+2 = 2.5 s. The upper bounds allow 0.4 s of wall
+	// latency on a loaded machine.
 	jobs := map[string]metrics.Job{}
 	for _, j := range res.Jobs {
 		jobs[j.ID] = j
@@ -169,11 +170,11 @@ func TestReplayPlaysJobsAsTheApplication(t *testing.T) {
 			t.Errorf("%s = %v, want in [%v, %v]", name, deref(got), lo, hi)
 		}
 	}
-	within("a.jct", jobs["a"].JCT, 10, 12.5)
+	within("a.jct", jobs["a"].JCT, 5.5, 7.5)
 	within("B_job.submit", &[]float64{jobs["B_job"].Submit}[0], 1, 2)
-	within("B_job.jct", jobs["B_job"].JCT, 8, 10.5)
-	within("c.jct", jobs["c"].JCT, 4, 5.5)
-	within("a.wait", jobs["a"].Wait, 4, 5.5)
+	within("B_job.jct", jobs["B_job"].JCT, 5, 7)
+	within("c.jct", jobs["c"].JCT, 2.5, 4.5)
+	within("a.wait", jobs["a"].Wait, 1, 3)
 	if m := jobs["a"].Met; m == nil || !*m {
 		t.Errorf("a met its 60 s deadline: %v", m)
 	}
