@@ -7,9 +7,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/spindle-sched/spindle/kube/kwok"
 	"github.com/spindle-sched/spindle/resource"
 )
 
@@ -18,31 +18,21 @@ import (
 // and demand annotations (all declared by the submitter); it must never read
 // DurationAnnotation, which only kwok reads to end a task pod.
 const (
-	RunLabel         = "spindle.io/replay" // on nodes and pods: the replay run that owns them
-	JobLabel         = "spindle.io/job"
-	RoleLabel        = "spindle.io/role"
-	QueueLabel       = "spindle.io/queue"
-	RoleAM           = "am"
-	RoleTask         = "task"
-	JobIDAnnotation  = "spindle.io/job-id" // the workload's job id, which need not be a valid label value
-	EstimateAnnot    = "spindle.io/estimate"
-	DeadlineAnnot    = "spindle.io/deadline"
-	DemandAnnot      = "spindle.io/demand"
-	PhaseAnnotation  = "spindle.io/phase"
-	DurationAnnot    = "spindle.io/replay-duration"
-	KwokNodeAnnot    = "kwok.x-k8s.io/node"
-	notReadyTaintKey = "node.kubernetes.io/not-ready"
+	RunLabel        = "spindle.io/replay" // on nodes and pods: the replay run that owns them
+	JobLabel        = "spindle.io/job"
+	RoleLabel       = "spindle.io/role"
+	QueueLabel      = "spindle.io/queue"
+	RoleAM          = "am"
+	RoleTask        = "task"
+	JobIDAnnotation = "spindle.io/job-id" // the workload's job id, which need not be a valid label value
+	EstimateAnnot   = "spindle.io/estimate"
+	DeadlineAnnot   = "spindle.io/deadline"
+	DemandAnnot     = "spindle.io/demand"
+	PhaseAnnotation = "spindle.io/phase"
+	DurationAnnot   = "spindle.io/replay-duration"
 	// fakeImage is never pulled: kwok only pretends to run containers.
 	fakeImage = "registry.invalid/spindle/replay:fake"
 )
-
-// quantities converts a spindle resource vector to pod requests.
-func quantities(v resource.Vector) corev1.ResourceList {
-	return corev1.ResourceList{
-		corev1.ResourceCPU:    *apiresource.NewMilliQuantity(v[resource.VCores], apiresource.DecimalSI),
-		corev1.ResourceMemory: *apiresource.NewQuantity(v[resource.Memory]*1024*1024, apiresource.BinarySI),
-	}
-}
 
 // FormatDemand writes a declared demand as the value of DemandAnnot:
 // "cpu=<milli>m,memory=<MiB>Mi", the quantities Kubernetes users write.
@@ -84,35 +74,6 @@ func dnsLabel(id string, max int) string {
 	return s
 }
 
-// nodeObject is one of the workload's machines as a kwok node: Ready, not
-// tainted, with the machine's capacity as allocatable.
-func nodeObject(run, name string, capacity resource.Vector, maxPods int) *corev1.Node {
-	res := quantities(capacity)
-	res[corev1.ResourcePods] = *apiresource.NewQuantity(int64(maxPods), apiresource.DecimalSI)
-	now := metav1.Now()
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name,
-			Labels: map[string]string{
-				RunLabel:                 run,
-				"kubernetes.io/hostname": name,
-				"kubernetes.io/os":       "linux",
-				"type":                   "kwok",
-			},
-			Annotations: map[string]string{KwokNodeAnnot: "fake", "node.alpha.kubernetes.io/ttl": "0"},
-		},
-		Status: corev1.NodeStatus{
-			Capacity:    res,
-			Allocatable: res.DeepCopy(),
-			Phase:       corev1.NodeRunning,
-			Conditions: []corev1.NodeCondition{{
-				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-				LastHeartbeatTime: now, LastTransitionTime: now,
-			}},
-		},
-	}
-}
-
 // podObject is a driver or task pod of a job.
 func (r *Replayer) podObject(j *jobState, name, role string, req resource.Vector) *corev1.Pod {
 	p := &corev1.Pod{
@@ -136,8 +97,8 @@ func (r *Replayer) podObject(j *jobState, name, role string, req resource.Vector
 				Name:  role,
 				Image: fakeImage,
 				Resources: corev1.ResourceRequirements{
-					Requests: quantities(req),
-					Limits:   quantities(req),
+					Requests: kwok.Quantities(req),
+					Limits:   kwok.Quantities(req),
 				},
 			}},
 		},

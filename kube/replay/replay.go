@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/kube/kwok"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/workload"
@@ -691,91 +692,16 @@ func (j *jobState) completedTotal() int {
 }
 
 // createNodes creates the workload's machines as kwok nodes and waits until
-// every one is Ready and schedulable. The not-ready taint the apiserver puts
-// on a new node is lifted by the node-lifecycle controller; where none runs
-// the replayer lifts it from its own nodes once kwok reports them Ready.
+// every one is Ready and schedulable.
 func (r *Replayer) createNodes(ctx context.Context) error {
-	nodes := r.opt.Client.CoreV1().Nodes()
-	var names []string
-	i := 0
+	var nodes []*corev1.Node
 	for _, g := range r.opt.Workload.Cluster.Nodes {
 		for range g.Count {
-			name := fmt.Sprintf("%s-n%04d", r.run, i)
-			i++
-			names = append(names, name)
-			if _, err := nodes.Create(ctx, nodeObject(r.run, name, g.Capacity, 1000), metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("create node %s: %w", name, err)
-			}
+			name := fmt.Sprintf("%s-n%04d", r.run, len(nodes))
+			nodes = append(nodes, kwok.Node(name, map[string]string{RunLabel: r.run}, g.Capacity, 1000))
 		}
 	}
-	deadline := r.now().Add(r.opt.NodeReadyTimeout)
-	for {
-		notReady := 0
-		var first string
-		for _, name := range names {
-			n, err := nodes.Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return fmt.Errorf("read node %s: %w", name, err)
-			}
-			ok, err := r.makeSchedulable(ctx, n)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				notReady++
-				if first == "" {
-					first = name
-				}
-			}
-		}
-		if notReady == 0 {
-			return nil
-		}
-		if r.now().After(deadline) {
-			return fmt.Errorf("%d of %d nodes not Ready and schedulable after %s (first: %s): is kwok running against this apiserver?",
-				notReady, len(names), r.opt.NodeReadyTimeout, first)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for nodes: %w", context.Cause(ctx))
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
-// makeSchedulable reports whether n is Ready and free of NoSchedule taints,
-// lifting the not-ready taint from a node kwok reports Ready.
-func (r *Replayer) makeSchedulable(ctx context.Context, n *corev1.Node) (bool, error) {
-	ready := false
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-			ready = true
-		}
-	}
-	if !ready {
-		return false, nil
-	}
-	var keep []corev1.Taint
-	for _, t := range n.Spec.Taints {
-		if t.Key != notReadyTaintKey {
-			keep = append(keep, t)
-		}
-	}
-	if len(keep) != len(n.Spec.Taints) {
-		n.Spec.Taints = keep
-		if _, err := r.opt.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
-			if apierrors.IsConflict(err) {
-				return false, nil
-			}
-			return false, fmt.Errorf("lift the not-ready taint of node %s: %w", n.Name, err)
-		}
-	}
-	for _, t := range keep {
-		if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
-			return false, nil
-		}
-	}
-	return true, nil
+	return kwok.CreateReady(ctx, r.opt.Client, nodes, r.opt.Workers, r.opt.NodeReadyTimeout)
 }
 
 // cleanup removes the run's pods and nodes, whatever happened to the run.
