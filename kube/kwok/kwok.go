@@ -4,6 +4,7 @@ package kwok
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -70,7 +71,7 @@ func Node(name string, labels map[string]string, capacity resource.Vector, maxPo
 // caller's) once kwok reports them Ready.
 func CreateReady(ctx context.Context, client kubernetes.Interface, nodes []*corev1.Node, workers int, timeout time.Duration) error {
 	api := client.CoreV1().Nodes()
-	if err := parallel(ctx, len(nodes), workers, func(i int) error {
+	if err := Parallel(ctx, len(nodes), workers, func(i int) error {
 		if _, err := api.Create(ctx, nodes[i], metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create node %s: %w", nodes[i].Name, err)
 		}
@@ -83,7 +84,7 @@ func CreateReady(ctx context.Context, client kubernetes.Interface, nodes []*core
 	for {
 		var mu sync.Mutex
 		var still []*corev1.Node
-		err := parallel(ctx, len(pending), workers, func(i int) error {
+		err := Parallel(ctx, len(pending), workers, func(i int) error {
 			n, err := api.Get(ctx, pending[i].Name, metav1.GetOptions{})
 			if err != nil {
 				return fmt.Errorf("read node %s: %w", pending[i].Name, err)
@@ -157,8 +158,9 @@ func Ready(n *corev1.Node) bool {
 	return false
 }
 
-// parallel runs fn(0..n-1) on workers goroutines and returns the first error.
-func parallel(ctx context.Context, n, workers int, fn func(i int) error) error {
+// Parallel runs fn(0..n-1), typically one API call each, on workers
+// goroutines, and returns the first error (stopping the rest).
+func Parallel(ctx context.Context, n, workers int, fn func(i int) error) error {
 	workers = max(1, min(workers, n))
 	next := make(chan int)
 	errs := make(chan error, workers)
@@ -196,4 +198,37 @@ feed:
 		}
 	}
 	return err
+}
+
+// DeleteLabelled deletes the pods in namespace and the nodes that match the
+// label selector: in one call each where the apiserver allows it, then
+// whatever is left one by one.
+func DeleteLabelled(ctx context.Context, client kubernetes.Interface, namespace, selector string) error {
+	sel := metav1.ListOptions{LabelSelector: selector}
+	zero := int64(0)
+	now := metav1.DeleteOptions{GracePeriodSeconds: &zero}
+	pods := client.CoreV1().Pods(namespace)
+	nodes := client.CoreV1().Nodes()
+	_ = pods.DeleteCollection(ctx, now, sel)
+	_ = nodes.DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+	var errs []error
+	if list, err := pods.List(ctx, sel); err != nil {
+		errs = append(errs, fmt.Errorf("list pods %s: %w", selector, err))
+	} else {
+		for _, p := range list.Items {
+			if err := pods.Delete(ctx, p.Name, now); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err))
+			}
+		}
+	}
+	if list, err := nodes.List(ctx, sel); err != nil {
+		errs = append(errs, fmt.Errorf("list nodes %s: %w", selector, err))
+	} else {
+		for _, n := range list.Items {
+			if err := nodes.Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("delete node %s: %w", n.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

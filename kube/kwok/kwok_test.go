@@ -53,11 +53,11 @@ func TestCreateReadyLiftsNotReadyTaintOnlyWhenReady(t *testing.T) {
 
 func TestParallel(t *testing.T) {
 	var n atomic.Int64
-	if err := parallel(context.Background(), 100, 7, func(int) error { n.Add(1); return nil }); err != nil || n.Load() != 100 {
+	if err := Parallel(context.Background(), 100, 7, func(int) error { n.Add(1); return nil }); err != nil || n.Load() != 100 {
 		t.Errorf("ran %d, err %v", n.Load(), err)
 	}
 	boom := errors.New("boom")
-	if err := parallel(context.Background(), 100, 4, func(i int) error {
+	if err := Parallel(context.Background(), 100, 4, func(i int) error {
 		if i == 10 {
 			return boom
 		}
@@ -65,7 +65,7 @@ func TestParallel(t *testing.T) {
 	}); !errors.Is(err, boom) {
 		t.Errorf("err = %v", err)
 	}
-	if err := parallel(context.Background(), 0, 4, func(int) error { return boom }); err != nil {
+	if err := Parallel(context.Background(), 0, 4, func(int) error { return boom }); err != nil {
 		t.Errorf("empty: %v", err)
 	}
 }

@@ -706,34 +706,7 @@ func (r *Replayer) createNodes(ctx context.Context) error {
 
 // cleanup removes the run's pods and nodes, whatever happened to the run.
 func (r *Replayer) cleanup() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{RunLabel: r.run}).String()}
-	zero := int64(0)
-	var errs []error
-	pods := r.opt.Client.CoreV1().Pods(r.opt.Namespace)
-	nodes := r.opt.Client.CoreV1().Nodes()
-	// One call each where the apiserver allows it, then whatever is left
-	// one by one.
-	_ = pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel)
-	_ = nodes.DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
-	if list, err := pods.List(ctx, sel); err != nil {
-		errs = append(errs, fmt.Errorf("list the replay's pods: %w", err))
-	} else {
-		for _, p := range list.Items {
-			if err := pods.Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !apierrors.IsNotFound(err) {
-				errs = append(errs, fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err))
-			}
-		}
-	}
-	if list, err := nodes.List(ctx, sel); err != nil {
-		errs = append(errs, fmt.Errorf("list the replay's nodes: %w", err))
-	} else {
-		for _, n := range list.Items {
-			if err := nodes.Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				errs = append(errs, fmt.Errorf("delete node %s: %w", n.Name, err))
-			}
-		}
-	}
-	return errors.Join(errs...)
+	return kwok.DeleteLabelled(ctx, r.opt.Client, r.opt.Namespace, labels.SelectorFromSet(labels.Set{RunLabel: r.run}).String())
 }
