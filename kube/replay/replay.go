@@ -108,6 +108,7 @@ type Replayer struct {
 	events       uint64
 	created      int
 	retries      int
+	runningTasks int // task pods seen running and not yet ended
 	ourDeletes   map[string]bool
 	actions      chan action
 	actionErrs   chan error
@@ -447,12 +448,7 @@ func (r *Replayer) stalled(now time.Time) bool {
 	if r.next < len(r.order) || now.Sub(r.lastChange) < r.opt.StallTimeout {
 		return false
 	}
-	for _, p := range r.pods {
-		if p.phase >= 0 && p.running >= 0 && p.ended < 0 {
-			return false
-		}
-	}
-	return true
+	return r.runningTasks == 0
 }
 
 func (r *Replayer) progress(el time.Duration) {
@@ -544,6 +540,9 @@ func (r *Replayer) observe(ev podEvent, now time.Duration) {
 		if st.bound < 0 {
 			mark(&st.bound)
 		}
+		if st.running < 0 && st.phase >= 0 {
+			r.runningTasks++
+		}
 		mark(&st.running)
 		if st.phase < 0 {
 			if p.Name == j.driverPod && !j.driverRunning {
@@ -563,6 +562,9 @@ func (r *Replayer) observe(ev podEvent, now time.Duration) {
 		ended = true
 	}
 	if ended {
+		if st.running >= 0 && st.phase >= 0 {
+			r.runningTasks--
+		}
 		mark(&st.ended)
 		lost := ev.deleted && !r.ourDeletes[p.Name]
 		if st.phase < 0 {
