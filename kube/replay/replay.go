@@ -331,6 +331,7 @@ func (r *Replayer) Play(ctx context.Context) (res *Result, err error) {
 	end := r.now().Sub(r.t0)
 	res = r.result(end, deadlocked)
 	res.Wall = r.now().Sub(start)
+	res.Summary.WallS = res.Wall.Seconds()
 	return res, nil
 }
 
