@@ -39,6 +39,11 @@ func kubeClient(kubeconfig string, qps float32, burst int) (*kubernetes.Clientse
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
 	}
+	// Fail early and plainly when the cluster is down, rather than on the
+	// first node the command creates.
+	if _, err := cs.Discovery().ServerVersion(); err != nil {
+		return nil, fmt.Errorf("cannot reach the apiserver %s (kubeconfig %s): %w", cfg.Host, kubeconfig, err)
+	}
 	return cs, nil
 }
 
