@@ -109,7 +109,9 @@ func (r *Replayer) podObject(j *jobState, name, role string, req resource.Vector
 }
 
 // driverPod declares what a submitter declares: the job's estimate,
-// deadline (scaled to live time) and peak demand; never a task duration.
+// deadline (scaled to live time) and the tasks' peak demand (the largest
+// phase, without the driver itself, as the scheduler reads it); never a
+// task duration.
 func (r *Replayer) driverPod(j *jobState) *corev1.Pod {
 	name := fmt.Sprintf("%s-%s-driver-%d", r.run, j.slug, j.driverAttempt)
 	p := r.podObject(j, name, RoleAM, j.w.AM)
@@ -119,7 +121,7 @@ func (r *Replayer) driverPod(j *jobState) *corev1.Pod {
 	if j.w.Deadline > 0 {
 		p.Annotations[DeadlineAnnot] = formatDuration(r.live(j.w.Deadline))
 	}
-	p.Annotations[DemandAnnot] = FormatDemand(j.demand)
+	p.Annotations[DemandAnnot] = FormatDemand(j.demand.Sub(j.w.AM))
 	return p
 }
 

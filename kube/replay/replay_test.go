@@ -148,8 +148,8 @@ func TestReplayPlaysJobsAsTheApplication(t *testing.T) {
 			if got := e.pod.Annotations[EstimateAnnot]; got != "2s" {
 				t.Errorf("estimate = %q, want 2s (10 s scaled)", got)
 			}
-			if got := e.pod.Annotations[DemandAnnot]; got != "cpu=4000m,memory=4096Mi" {
-				t.Errorf("demand = %q, want the AM plus 3 maps", got)
+			if got := e.pod.Annotations[DemandAnnot]; got != "cpu=3000m,memory=3072Mi" {
+				t.Errorf("demand = %q, want the 3 maps' peak", got)
 			}
 		}
 	}
