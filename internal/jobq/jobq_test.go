@@ -58,10 +58,10 @@ func TestFirstAgreesWithWalk(t *testing.T) {
 			room := resource.New(int64(1+r.IntN(4)), int64(1024*(1+r.IntN(8))))
 			var want *sched.Ask
 			q.Ascend(func(j *sched.Job) bool {
-				want = q.FirstAsk(j, room)
+				want = q.FirstAsk(j, h.Node(0), room)
 				return want == nil
 			})
-			if got := q.First(room); got != want {
+			if got := q.First(h.Node(0), room); got != want {
 				t.Fatalf("round %d step %d: First(%v) = %v, walk gives %v", round, step, room, describe(got), describe(want))
 			}
 		}

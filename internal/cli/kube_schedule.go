@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/spindle-sched/spindle/admission"
+	"github.com/spindle-sched/spindle/kube"
+	"github.com/spindle-sched/spindle/policy"
+)
+
+func init() { kubeCommands = append(kubeCommands, newKubeSchedule) }
+
+type scheduleFlags struct {
+	kubeconfig, policy, admission, config, name string
+	leaderElect                                 bool
+	leaseNamespace, leaseName                   string
+	workers                                     int
+	qps                                         float32
+	burst                                       int
+	logLevel                                    string
+}
+
+func newKubeSchedule() *cobra.Command {
+	var f scheduleFlags
+	cmd := &cobra.Command{
+		Use:   "schedule -p POLICY [-a ADMISSION] [--kubeconfig FILE] [--config FILE] [--scheduler-name spindle] [--leader-elect]",
+		Short: "Schedule a Kubernetes cluster's pods with a spindle policy (a secondary scheduler)",
+		Long: `Run as a Kubernetes scheduler: bind every pod whose spec.schedulerName is
+--scheduler-name (default spindle) to a node chosen by the scheduling policy,
+after the admission controller lets its job in.
+
+Pods form jobs: those sharing the spindle.io/job label (else Spark's
+spark-app-selector) are one job, whose AM is the pod labelled
+spark-role=driver or spindle.io/role=am; any other pod is a one-task job. A
+job's queue is its spindle.io/queue label, else its namespace, mapped to the
+queues of --config (YAML: queues with capacity and max_capacity, and a
+default_queue). A node offers its allocatable less what pods of other
+schedulers request on it; nodeSelector, required node affinity, taints and
+tolerations, cordoned and NotReady nodes are respected. Executors are never
+bound before their driver runs; a driver held by admission control stays
+Pending with PodScheduled=False and an Event saying what it waits for.
+
+No state is kept outside the apiserver: on start the scheduler lists nodes
+and pods and adopts the pods already bound, so a restart loses nothing and
+binds nothing twice. With --leader-elect, replicas share a Lease and only
+the holder schedules. See docs/kube.md.
+
+Without --kubeconfig (and without KUBECONFIG) the in-cluster configuration
+is used.`,
+		Example: `  spindle kube schedule --kubeconfig ~/.kube/config -p fair -a autoadmin
+  spindle kube schedule -p dress --config queues.yaml --leader-elect --lease-namespace spindle-system`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSchedule(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else the in-cluster configuration)")
+	fl.StringVarP(&f.policy, "policy", "p", "", "scheduling policy, e.g. fifo, fair, drf, dress (see 'spindle policies')")
+	fl.StringVarP(&f.admission, "admission", "a", "none", "admission controller: none, static:<vcores>, autoadmin (see 'spindle policies')")
+	fl.StringVar(&f.config, "config", "", "configuration file (YAML): queues with capacity and max_capacity, default_queue")
+	fl.StringVar(&f.name, "scheduler-name", "spindle", "schedule the pods whose spec.schedulerName is this")
+	fl.BoolVar(&f.leaderElect, "leader-elect", false, "take a coordination.k8s.io Lease before scheduling, so that several replicas can run")
+	fl.StringVar(&f.leaseNamespace, "lease-namespace", "kube-system", "namespace of the leader-election Lease")
+	fl.StringVar(&f.leaseName, "lease-name", "", "name of the leader-election Lease (default the scheduler name)")
+	fl.IntVar(&f.workers, "bind-workers", 16, "API calls (bindings, status updates) in flight at most")
+	fl.Float32Var(&f.qps, "qps", 50, "client-side limit on API requests per second")
+	fl.IntVar(&f.burst, "burst", 100, "client-side burst of API requests")
+	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
+	return cmd
+}
+
+func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
+	if f.policy == "" {
+		return usagef("no policy: pass -p POLICY (known: %s)", strings.Join(policy.Names(), ", "))
+	}
+	pf, _, err := policy.Parse(f.policy)
+	if err != nil {
+		return usageError{err}
+	}
+	af, err := admission.Parse(f.admission)
+	if err != nil {
+		return usageError{err}
+	}
+	if f.workers <= 0 {
+		return usagef("--bind-workers must be positive")
+	}
+	if f.qps <= 0 || f.burst <= 0 {
+		return usagef("--qps and --burst must be positive")
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return usagef("--log-level: %q is not one of debug, info, warn, error", f.logLevel)
+	}
+	cfg, err := kube.LoadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	client, err := scheduleClient(f.kubeconfig, f.qps, f.burst)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	s, err := kube.New(kube.Options{
+		Client: client, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af,
+		Config: cfg, BindWorkers: f.workers, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log.Info("starting", "scheduler", f.name, "policy", f.policy, "admission", f.admission, "leader_elect", f.leaderElect)
+	if !f.leaderElect {
+		return s.Run(ctx)
+	}
+	return runLeader(ctx, client, f, log, s.Run)
+}
+
+// runLeader runs run while this replica holds the Lease; losing it ends
+// the process's scheduling (the next holder re-reads the cluster).
+func runLeader(ctx context.Context, client kubernetes.Interface, f *scheduleFlags, log *slog.Logger, run func(context.Context) error) error {
+	host, _ := os.Hostname()
+	id := host + "_" + rand.String(8)
+	name := f.leaseName
+	if name == "" {
+		name = f.name
+	}
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: f.leaseNamespace, Name: name},
+		Client:     client.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
+	}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var runErr error
+	lost := false
+	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock: lock, ReleaseOnCancel: true,
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		Name: name,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				log.Info("leading", "lease", f.leaseNamespace+"/"+name, "identity", id)
+				runErr = run(ctx)
+				cancel()
+			},
+			OnStoppedLeading: func() {
+				log.Info("stopped leading", "lease", f.leaseNamespace+"/"+name)
+				lost = parent.Err() == nil
+				cancel()
+			},
+			OnNewLeader: func(who string) {
+				if who != id {
+					log.Info("another replica leads", "leader", who)
+				}
+			},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("leader election: %w", err)
+	}
+	le.Run(ctx)
+	if runErr == nil && lost {
+		runErr = fmt.Errorf("lost the lease %s/%s", f.leaseNamespace, name)
+	}
+	return runErr
+}
+
+// scheduleClient builds a client from a kubeconfig file, $KUBECONFIG, or
+// the in-cluster configuration, in that order.
+func scheduleClient(kubeconfig string, qps float32, burst int) (*kubernetes.Clientset, error) {
+	if kubeconfig == "" {
+		kubeconfig = os.Getenv("KUBECONFIG")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		if kubeconfig == "" {
+			return nil, fmt.Errorf("no --kubeconfig and not in a cluster: %w", err)
+		}
+		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
+	}
+	cfg.QPS, cfg.Burst = qps, burst
+	cfg.UserAgent = "spindle-scheduler"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
+	}
+	return cs, nil
+}

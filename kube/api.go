@@ -1,0 +1,202 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/spindle-sched/spindle/sched"
+)
+
+type taskKind uint8
+
+const (
+	taskBind   taskKind = iota // create pods/binding
+	taskStatus                 // patch PodScheduled=False on pods/status
+)
+
+// apiTask is one call for the worker pool. Tasks carry copies of what they
+// need: workers never read the event loop's state.
+type apiTask struct {
+	kind    taskKind
+	pod     string // namespace/name
+	uid     string
+	obj     *v1.Pod // for Events; informer objects are read-only
+	node    string
+	gen     uint64
+	am      bool
+	start   time.Time
+	message string
+}
+
+type apiResult struct {
+	apiTask
+	err error
+}
+
+// worker runs API calls until the loop closes the task channel.
+func (s *Scheduler) worker(ctx context.Context) {
+	for t := range s.tasks {
+		r := apiResult{apiTask: t}
+		switch t.kind {
+		case taskBind:
+			r.err = s.bind(ctx, t)
+			if r.err == nil {
+				s.o.Recorder.Eventf(t.obj, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", t.pod, t.node)
+			}
+		case taskStatus:
+			r.err = s.patchUnschedulable(ctx, t)
+		}
+		select {
+		case s.results <- r:
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (s *Scheduler) bind(ctx context.Context, t apiTask) error {
+	ns, name := splitKey(t.pod)
+	b := &v1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(t.uid)},
+		Target:     v1.ObjectReference{Kind: "Node", Name: t.node},
+	}
+	return s.o.Client.CoreV1().Pods(ns).Bind(ctx, b, metav1.CreateOptions{})
+}
+
+// patchUnschedulable sets the pod's PodScheduled condition to False with
+// the reason it waits, as kube-scheduler does for a pod it cannot place.
+func (s *Scheduler) patchUnschedulable(ctx context.Context, t apiTask) error {
+	ns, name := splitKey(t.pod)
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"uid": t.uid},
+		"status": map[string]any{"conditions": []map[string]any{{
+			"type": string(v1.PodScheduled), "status": string(v1.ConditionFalse),
+			"reason": v1.PodReasonUnschedulable, "message": t.message,
+			"lastTransitionTime": metav1.NewTime(s.o.Now()).UTC().Format(time.RFC3339),
+		}}},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = s.o.Client.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	return err
+}
+
+func splitKey(key string) (ns, name string) {
+	for i := range len(key) {
+		if key[i] == '/' {
+			return key[:i], key[i+1:]
+		}
+	}
+	return "", key
+}
+
+// handleResult applies a worker's answer on the event loop.
+func (s *Scheduler) handleResult(r apiResult) {
+	if r.kind == taskStatus {
+		if r.err != nil && !apierrors.IsNotFound(r.err) && !apierrors.IsConflict(r.err) {
+			s.o.Log.Warn("status patch", "pod", r.pod, "err", r.err)
+		}
+		return
+	}
+	s.inflight--
+	if s.o.OnDecision != nil {
+		s.o.OnDecision(Decision{Pod: r.pod, Node: r.node, AM: r.am, Err: r.err})
+	}
+	ps := s.pods[r.pod]
+	if ps == nil || ps.gen != r.gen || ps.phase != podAssumed {
+		return // the pod left, or the watch settled it first
+	}
+	now := s.clockNow()
+	if ps.ct == nil {
+		// Its node left while the binding was in flight: the core ended
+		// the container LOST. Bound there, the pod holds nothing; not
+		// bound, it is asked for again.
+		if r.err == nil {
+			s.ended(now, ps)
+		} else {
+			s.ask(now, ps)
+		}
+		return
+	}
+	if r.err == nil {
+		ps.attempts = 0
+		ps.phase = podBound
+		ps.why = ""
+		s.advance(now, ps)
+		return
+	}
+	node := ps.node
+	s.refuse(now, ps, "binding failed: "+r.err.Error())
+	switch {
+	case apierrors.IsNotFound(r.err):
+		// The pod is gone; its deletion is on its way from the watch.
+		s.withdraw(now, ps)
+	case apierrors.IsConflict(r.err) || apierrors.IsAlreadyExists(r.err):
+		// Bound already (another replica, or an earlier binding of ours);
+		// the watch shows where, and the pod is adopted there.
+		s.withdraw(now, ps)
+		if p := ps.pod; p.Spec.NodeName != "" {
+			s.adopt(now, ps, p.Spec.NodeName)
+		}
+	default:
+		s.withdraw(now, ps)
+		ps.attempts++
+		d := s.o.BackoffInitial << min(ps.attempts-1, 16)
+		d = min(d, s.o.BackoffMax)
+		ps.retryAt = s.o.Now().Add(d)
+		ps.phase = podBackoff
+		s.backoff = append(s.backoff, ps)
+		s.setWhy(ps, fmt.Sprintf("binding to %s failed: %v; retrying in %v", node, r.err, d))
+	}
+}
+
+// setWhy says on the pod why it is not bound: a PodScheduled=False
+// condition and a FailedScheduling Event, each only when the words change.
+func (s *Scheduler) setWhy(ps *podState, msg string) {
+	if msg == ps.why {
+		return
+	}
+	ps.why = msg
+	s.o.Recorder.Event(ps.pod, v1.EventTypeWarning, "FailedScheduling", msg)
+	s.outbox = append(s.outbox, apiTask{kind: taskStatus, pod: ps.key, uid: ps.uid, obj: ps.pod, message: msg})
+}
+
+// refreshStatus says on every waiting pod what it waits for.
+func (s *Scheduler) refreshStatus() {
+	for _, ps := range s.pods {
+		if ps.phase == podAsked {
+			s.setWhy(ps, s.waitReason(ps))
+		}
+	}
+}
+
+// waitReason explains a pending pod: held by admission (with the
+// controller's own words when it gives them), waiting for its driver, or
+// waiting for room the policy gives it.
+func (s *Scheduler) waitReason(ps *podState) string {
+	j := ps.job.j
+	switch {
+	case j.State() == sched.Waiting:
+		why := "the admission controller holds it"
+		if e, ok := s.core.Admission().(sched.Explainer); ok {
+			if w := e.WaitReason(j); w != "" {
+				why = w
+			}
+		}
+		return fmt.Sprintf("job %s waits for admission: %s", ps.job.key, why)
+	case !ps.am && j.HasAM() && j.State() != sched.Active:
+		am := "its driver"
+		if ps.job.am != nil {
+			am = "driver pod " + ps.job.am.key
+		}
+		return fmt.Sprintf("waiting for %s to run: executors are placed only once their driver runs", am)
+	}
+	return fmt.Sprintf("waiting for %v on a node it may use; policy %s has not placed it yet", ps.req, s.o.PolicyName)
+}

@@ -1,0 +1,723 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/spindle-sched/spindle/admission"
+	"github.com/spindle-sched/spindle/policy"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+
+// env is a fake apiserver (client-go's fake clientset, with bindings that
+// set spec.nodeName as the real pods/binding does) and a scheduler on it.
+type env struct {
+	t      *testing.T
+	client *fake.Clientset
+	rec    *record.FakeRecorder
+
+	mu        sync.Mutex
+	binds     map[string]int // binding calls per pod
+	decisions []Decision
+	events    []string
+	// failBind, when set, may fail the n-th binding of a pod (before the
+	// fake applies it).
+	failBind func(key string, n int) error
+	// holdBind blocks a pod's binding until the channel is closed.
+	holdBind map[string]chan struct{}
+	probes   int
+}
+
+func newEnv(t *testing.T, objs ...runtime.Object) *env {
+	t.Helper()
+	e := &env{t: t, client: fake.NewClientset(objs...), binds: map[string]int{}, holdBind: map[string]chan struct{}{}}
+	e.client.PrependReactor("create", "pods", e.bindReactor)
+	return e
+}
+
+func (e *env) bindReactor(a k8stesting.Action) (bool, runtime.Object, error) {
+	ca, ok := a.(k8stesting.CreateAction)
+	if !ok || ca.GetSubresource() != "binding" {
+		return false, nil, nil
+	}
+	b := ca.GetObject().(*v1.Binding)
+	key := b.Namespace + "/" + b.Name
+	e.mu.Lock()
+	e.binds[key]++
+	n, hold, fail := e.binds[key], e.holdBind[key], e.failBind
+	e.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
+	if fail != nil {
+		if err := fail(key, n); err != nil {
+			return true, nil, err
+		}
+	}
+	obj, err := e.client.Tracker().Get(podsGVR, b.Namespace, b.Name)
+	if err != nil {
+		return true, nil, err
+	}
+	p := obj.(*v1.Pod).DeepCopy()
+	if b.UID != "" && b.UID != p.UID {
+		return true, nil, apierrors.NewConflict(podsGVR.GroupResource(), b.Name, errors.New("UID precondition failed"))
+	}
+	if p.Spec.NodeName != "" {
+		return true, nil, apierrors.NewConflict(podsGVR.GroupResource(), b.Name, fmt.Errorf("pod %s is already assigned to node %q", b.Name, p.Spec.NodeName))
+	}
+	p.Spec.NodeName = b.Target.Name
+	return true, nil, e.client.Tracker().Update(podsGVR, p, b.Namespace)
+}
+
+func (e *env) options(pol, adm string) Options {
+	e.t.Helper()
+	pf, _, err := policy.Parse(pol)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	af, err := admission.Parse(adm)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.rec = record.NewFakeRecorder(1000)
+	return Options{
+		Client: e.client, Policy: pf, PolicyName: pol, Admission: af, Recorder: e.rec,
+		BackoffInitial: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond, StatusEvery: 20 * time.Millisecond,
+		Check: true,
+		OnDecision: func(d Decision) {
+			e.mu.Lock()
+			e.decisions = append(e.decisions, d)
+			e.mu.Unlock()
+		},
+	}
+}
+
+// start runs a scheduler until the test ends (or stop is called) and fails
+// the test if it returns an error.
+func (e *env) start(o Options) (s *Scheduler, stop func()) {
+	e.t.Helper()
+	s, err := New(o)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- s.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-errc; err != nil {
+				e.t.Errorf("scheduler: %v", err)
+			}
+		})
+	}
+	e.t.Cleanup(stop)
+	e.waitWatching(s)
+	return s, stop
+}
+
+// waitWatching returns once the scheduler's informers watch: the fake
+// clientset loses what is created between an informer's list and its
+// watch, so a probe pod is created until the informer sees one.
+func (e *env) waitWatching(s *Scheduler) {
+	e.t.Helper()
+	for i := 0; ; i++ {
+		if i == 200 {
+			e.t.Fatal("the scheduler's informers never saw a probe pod")
+		}
+		e.probes++
+		name := fmt.Sprintf("probe-%d", e.probes)
+		e.add(mkPod("probe", name, "1m", scheduler("nobody")))
+		time.Sleep(5 * time.Millisecond)
+		seen := false
+		e.onLoop(s, func() {
+			_, err := s.podLister.Pods("probe").Get(name)
+			seen = err == nil
+		})
+		if seen {
+			return
+		}
+	}
+}
+
+// onLoop runs f on the scheduler's loop.
+func (e *env) onLoop(s *Scheduler, f func()) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if !s.OnLoop(ctx, f) {
+		e.t.Fatal("scheduler loop not running")
+	}
+}
+
+func (e *env) waitFor(what string, cond func() bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (e *env) pod(key string) *v1.Pod {
+	ns, name := splitKey(key)
+	obj, err := e.client.Tracker().Get(podsGVR, ns, name)
+	if err != nil {
+		return nil
+	}
+	return obj.(*v1.Pod)
+}
+
+func (e *env) nodeOf(key string) string {
+	if p := e.pod(key); p != nil {
+		return p.Spec.NodeName
+	}
+	return ""
+}
+
+func (e *env) waitBound(key, node string) {
+	e.t.Helper()
+	e.waitFor(key+" bound to "+node, func() bool { return e.nodeOf(key) == node })
+}
+
+// stays checks for a while that the pod is not bound.
+func (e *env) staysUnbound(key string) {
+	e.t.Helper()
+	time.Sleep(150 * time.Millisecond)
+	if n := e.nodeOf(key); n != "" {
+		e.t.Fatalf("%s bound to %s, want it unbound", key, n)
+	}
+}
+
+func (e *env) setPhase(key string, ph v1.PodPhase) {
+	e.t.Helper()
+	p := e.pod(key).DeepCopy()
+	p.Status.Phase = ph
+	if err := e.client.Tracker().Update(podsGVR, p, p.Namespace); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) add(obj runtime.Object) {
+	e.t.Helper()
+	var err error
+	switch o := obj.(type) {
+	case *v1.Pod:
+		err = e.client.Tracker().Create(podsGVR, o, o.Namespace)
+	case *v1.Node:
+		err = e.client.Tracker().Create(nodesGVR, o, "")
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// drainEvents collects what the recorder has seen so far.
+func (e *env) drainEvents() []string {
+	for {
+		select {
+		case ev := <-e.rec.Events:
+			e.events = append(e.events, ev)
+		default:
+			return e.events
+		}
+	}
+}
+
+func (e *env) waitEvent(substr ...string) string {
+	e.t.Helper()
+	var got string
+	e.waitFor(fmt.Sprintf("an event with %q", substr), func() bool {
+		for _, ev := range e.drainEvents() {
+			ok := true
+			for _, s := range substr {
+				ok = ok && strings.Contains(ev, s)
+			}
+			if ok {
+				got = ev
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+func (e *env) bindCalls(key string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.binds[key]
+}
+
+// Objects.
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func readyNode(name, cpu, mem string, labels map[string]string, taints ...v1.Taint) *v1.Node {
+	return &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec:       v1.NodeSpec{Taints: taints},
+		Status: v1.NodeStatus{
+			Allocatable: rl("cpu", cpu, "memory", mem, "pods", "110"),
+			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+		},
+	}
+}
+
+type podOpt func(*v1.Pod)
+
+var podSeq int
+
+func mkPod(ns, name, cpu string, opts ...podOpt) *v1.Pod {
+	podSeq++
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + ns + "-" + name),
+			CreationTimestamp: metav1.NewTime(epoch.Add(time.Duration(podSeq) * time.Second)), Labels: map[string]string{}, Annotations: map[string]string{}},
+		Spec:   v1.PodSpec{SchedulerName: "spindle", Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: rl("cpu", cpu, "memory", "256Mi")}}}},
+		Status: v1.PodStatus{Phase: v1.PodPending},
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+func withLabels(kv ...string) podOpt {
+	return func(p *v1.Pod) {
+		for i := 0; i < len(kv); i += 2 {
+			p.Labels[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+func annotations(kv ...string) podOpt {
+	return func(p *v1.Pod) {
+		for i := 0; i < len(kv); i += 2 {
+			p.Annotations[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+func boundTo(node string, phase v1.PodPhase) podOpt {
+	return func(p *v1.Pod) { p.Spec.NodeName, p.Status.Phase = node, phase }
+}
+
+func scheduler(name string) podOpt { return func(p *v1.Pod) { p.Spec.SchedulerName = name } }
+
+func driver(app string) podOpt {
+	return withLabels(LabelSparkApp, app, LabelSparkRole, "driver")
+}
+
+func executor(app string) podOpt {
+	return withLabels(LabelSparkApp, app, LabelSparkRole, "executor")
+}
+
+// Tests.
+
+func TestPlacesAroundOtherSchedulersAndConstraints(t *testing.T) {
+	taint := v1.Taint{Key: "dedicated", Value: "big", Effect: v1.TaintEffectNoSchedule}
+	e := newEnv(t,
+		readyNode("a", "4", "8Gi", map[string]string{"disk": "ssd"}),
+		readyNode("b", "4", "8Gi", nil),
+		readyNode("c", "16", "32Gi", nil, taint),
+		// 3 of a's 4 CPUs go to a pod of another scheduler.
+		mkPod("ns", "other", "3", scheduler("default-scheduler"), boundTo("a", v1.PodRunning)),
+	)
+	s, _ := e.start(e.options("drf", "none"))
+	e.add(mkPod("ns", "p1", "2"))
+	e.waitBound("ns/p1", "b") // a has 1 CPU left for spindle
+	e.add(mkPod("ns", "p2", "1", func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} }))
+	e.waitBound("ns/p2", "a")
+	e.add(mkPod("ns", "big", "8"))
+	e.add(mkPod("ns", "big-tolerant", "8", func(p *v1.Pod) {
+		p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "big", Effect: v1.TaintEffectNoSchedule}}
+	}))
+	e.waitBound("ns/big-tolerant", "c")
+	e.staysUnbound("ns/big")
+	e.waitEvent("Normal Scheduled", "ns/p1 to b")
+	e.waitEvent("Warning FailedScheduling", "<8 vcores, 256 MB>")
+	e.onLoop(s, func() {
+		a := s.core.Cluster().Node(s.nodes["a"].id)
+		if got := a.External()[0]; got != 3000 {
+			t.Errorf("node a external CPU = %d milli, want 3000", got)
+		}
+		if got := a.Free()[0]; got != 0 {
+			t.Errorf("node a free CPU = %d milli, want 0", got)
+		}
+	})
+	// The other scheduler's pod ends: its CPU comes back to spindle.
+	e.setPhase("ns/other", v1.PodSucceeded)
+	e.add(mkPod("ns", "p3", "3"))
+	e.waitBound("ns/p3", "a")
+}
+
+func TestExecutorsWaitForTheirDriver(t *testing.T) {
+	e := newEnv(t, readyNode("a", "8", "16Gi", nil))
+	s, _ := e.start(e.options("fifo", "none"))
+	e.add(mkPod("spark", "drv", "1", driver("app-1")))
+	e.add(mkPod("spark", "exec-1", "2", executor("app-1")))
+	e.add(mkPod("spark", "exec-2", "2", executor("app-1")))
+	e.waitBound("spark/drv", "a")
+	e.staysUnbound("spark/exec-1")
+	e.staysUnbound("spark/exec-2")
+	e.waitEvent("FailedScheduling", "waiting for driver pod spark/drv to run")
+	e.waitFor("PodScheduled=False on exec-1", func() bool {
+		for _, c := range e.pod("spark/exec-1").Status.Conditions {
+			if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && strings.Contains(c.Message, "driver pod spark/drv") {
+				return true
+			}
+		}
+		return false
+	})
+	e.setPhase("spark/drv", v1.PodRunning)
+	e.waitBound("spark/exec-1", "a")
+	e.waitBound("spark/exec-2", "a")
+	e.onLoop(s, func() {
+		j := s.core.JobByKey("spark/app-1")
+		if j == nil || j.State() != sched.Active || j.LiveContainers() != 3 {
+			t.Errorf("job = %v, want active with 3 containers", j)
+		}
+	})
+	// The driver ends: the job ends; its executors' ends are still counted.
+	e.setPhase("spark/exec-1", v1.PodRunning)
+	e.setPhase("spark/exec-1", v1.PodSucceeded)
+	e.setPhase("spark/drv", v1.PodSucceeded)
+	e.waitFor("job finished", func() bool {
+		done := false
+		e.onLoop(s, func() { done = s.core.JobByKey("spark/app-1").State() == sched.Finished })
+		return done
+	})
+}
+
+func TestAdmissionHoldsDriverWithConditionAndEvent(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil))
+	// static:4 keeps all 4 vcores for tasks: no AM is ever admitted.
+	s, _ := e.start(e.options("fair", "static:4"))
+	e.add(mkPod("batch", "lone", "1")) // no AM: nothing to hold
+	e.waitBound("batch/lone", "a")
+	e.add(mkPod("spark", "drv", "1", driver("app-1")))
+	e.add(mkPod("spark", "exec-1", "1", executor("app-1")))
+	e.staysUnbound("spark/drv")
+	e.staysUnbound("spark/exec-1")
+	ev := e.waitEvent("Warning FailedScheduling", "job spark/app-1 waits for admission")
+	t.Logf("event: %s", ev)
+	e.waitFor("PodScheduled=False on the driver", func() bool {
+		for _, c := range e.pod("spark/drv").Status.Conditions {
+			if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable && strings.Contains(c.Message, "waits for admission") {
+				return true
+			}
+		}
+		return false
+	})
+	e.onLoop(s, func() {
+		if got := s.core.WaitingJobs(); got != 1 {
+			t.Errorf("waiting jobs = %d, want 1", got)
+		}
+	})
+}
+
+func TestFailedBindingIsRefusedAndRetried(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil))
+	e.failBind = func(key string, n int) error {
+		if key == "ns/p1" && n == 1 {
+			return apierrors.NewInternalError(errors.New("etcd hiccup"))
+		}
+		return nil
+	}
+	s, _ := e.start(e.options("fifo", "none"))
+	e.add(mkPod("ns", "p1", "1"))
+	e.waitBound("ns/p1", "a")
+	e.waitEvent("FailedScheduling", "binding to a failed", "etcd hiccup", "retrying in")
+	if n := e.bindCalls("ns/p1"); n != 2 {
+		t.Errorf("binding calls = %d, want 2", n)
+	}
+	e.onLoop(s, func() {
+		c := s.core.Counts()
+		if c.Refused != 1 {
+			t.Errorf("refused = %d, want 1", c.Refused)
+		}
+		ct := s.core.ContainerByKey("ns/p1")
+		if ct == nil || s.NodeName(ct.Node().ID()) != "a" {
+			t.Errorf("container for p1 = %v, want one on a", ct)
+		}
+		if got := s.core.Cluster().Allocated()[0]; got != 1000 {
+			t.Errorf("allocated CPU = %d, want 1000 (the refused attempt released)", got)
+		}
+	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.decisions) != 2 || e.decisions[0].Err == nil || e.decisions[1].Err != nil {
+		t.Errorf("decisions = %+v, want a failure then a success", e.decisions)
+	}
+}
+
+func TestConflictingBindingAdoptsWhereThePodWent(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil), readyNode("b", "4", "8Gi", nil))
+	// Another replica binds p1 to b just before our binding to a lands.
+	e.failBind = func(key string, n int) error {
+		obj, _ := e.client.Tracker().Get(podsGVR, "ns", "p1")
+		p := obj.(*v1.Pod).DeepCopy()
+		p.Spec.NodeName = "b"
+		if err := e.client.Tracker().Update(podsGVR, p, "ns"); err != nil {
+			return err
+		}
+		return apierrors.NewConflict(podsGVR.GroupResource(), "p1", errors.New("already assigned"))
+	}
+	s, _ := e.start(e.options("fifo", "none"))
+	e.add(mkPod("ns", "p1", "1"))
+	e.waitBound("ns/p1", "b")
+	e.waitFor("p1 adopted on b", func() bool {
+		ok := false
+		e.onLoop(s, func() {
+			ct := s.core.ContainerByKey("ns/p1")
+			ok = ct != nil && s.NodeName(ct.Node().ID()) == "b" && s.core.Cluster().Allocated()[0] == 1000
+		})
+		return ok
+	})
+	time.Sleep(100 * time.Millisecond)
+	if n := e.bindCalls("ns/p1"); n != 1 {
+		t.Errorf("binding calls = %d, want 1 (no retry after the conflict)", n)
+	}
+}
+
+func TestPodDeletedWhileAssumed(t *testing.T) {
+	e := newEnv(t, readyNode("a", "2", "8Gi", nil))
+	release := make(chan struct{})
+	e.holdBind["ns/p1"] = release
+	s, _ := e.start(e.options("fifo", "none"))
+	e.add(mkPod("ns", "p1", "2"))
+	e.waitFor("p1's binding in flight", func() bool { return e.bindCalls("ns/p1") == 1 })
+	e.onLoop(s, func() {
+		if ct := s.core.ContainerByKey("ns/p1"); ct == nil || s.core.Cluster().Allocated()[0] != 2000 {
+			t.Errorf("p1 not assumed: container %v", ct)
+		}
+	})
+	if err := e.client.Tracker().Delete(podsGVR, "ns", "p1"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("p1 forgotten and its CPU freed", func() bool {
+		ok := false
+		e.onLoop(s, func() {
+			ok = s.pods["ns/p1"] == nil && s.core.AskedBy("ns/p1") == nil &&
+				s.core.Cluster().Allocated().IsZero()
+		})
+		return ok
+	})
+	close(release) // the binding now fails: the pod is gone
+	e.add(mkPod("ns", "p2", "2"))
+	e.waitBound("ns/p2", "a")
+}
+
+func TestNodeDeleted(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil), readyNode("b", "4", "8Gi", nil))
+	s, _ := e.start(e.options("fifo", "none"))
+	e.add(mkPod("ns", "p1", "3"))
+	e.waitFor("p1 bound", func() bool { return e.nodeOf("ns/p1") != "" })
+	first := e.nodeOf("ns/p1")
+	e.setPhase("ns/p1", v1.PodRunning)
+	if err := e.client.Tracker().Delete(nodesGVR, "", first); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("p1's container lost", func() bool {
+		ok := false
+		e.onLoop(s, func() { ok = s.core.Counts().Lost == 1 })
+		return ok
+	})
+	e.add(mkPod("ns", "p2", "3"))
+	other := map[string]string{"a": "b", "b": "a"}[first]
+	e.waitBound("ns/p2", other)
+	e.onLoop(s, func() {
+		if s.core.Cluster().Capacity()[0] != 4000 {
+			t.Errorf("cluster CPU = %d, want 4000 after the node left", s.core.Cluster().Capacity()[0])
+		}
+	})
+}
+
+func TestNotReadyAndCordonedNodesTakeNothing(t *testing.T) {
+	notReady := readyNode("a", "8", "8Gi", nil)
+	notReady.Status.Conditions[0].Status = v1.ConditionFalse
+	cordoned := readyNode("b", "8", "8Gi", nil)
+	cordoned.Spec.Unschedulable = true
+	e := newEnv(t, notReady, cordoned)
+	e.start(e.options("fifo", "none"))
+	e.add(mkPod("ns", "p1", "1"))
+	e.staysUnbound("ns/p1")
+	// The node becomes Ready: the pod goes there.
+	n := notReady.DeepCopy()
+	n.Status.Conditions[0].Status = v1.ConditionTrue
+	if err := e.client.Tracker().Update(nodesGVR, n, ""); err != nil {
+		t.Fatal(err)
+	}
+	e.waitBound("ns/p1", "a")
+}
+
+func TestRestartAdoptsAndBindsNothingTwice(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil), readyNode("b", "4", "8Gi", nil))
+	_, stop := e.start(e.options("fifo", "none"))
+	e.add(mkPod("spark", "drv", "1", driver("app")))
+	e.waitFor("driver bound", func() bool { return e.nodeOf("spark/drv") != "" })
+	e.setPhase("spark/drv", v1.PodRunning)
+	for i := 1; i <= 4; i++ {
+		e.add(mkPod("spark", fmt.Sprintf("exec-%d", i), "1", executor("app")))
+	}
+	for i := 1; i <= 4; i++ {
+		key := fmt.Sprintf("spark/exec-%d", i)
+		e.waitFor(key+" bound", func() bool { return e.nodeOf(key) != "" })
+	}
+	stop() // the first scheduler dies
+
+	e.add(mkPod("spark", "exec-5", "2", executor("app")))
+	e.add(mkPod("ns", "lone", "1"))
+	s2, _ := e.start(e.options("fifo", "none"))
+	// 5 of 8 CPUs are adopted: exec-5 (2) and lone (1) fill the rest.
+	e.waitFor("exec-5 and lone bound", func() bool { return e.nodeOf("spark/exec-5") != "" && e.nodeOf("ns/lone") != "" })
+	e.onLoop(s2, func() {
+		if got := s2.core.Cluster().Allocated()[0]; got != 8000 {
+			t.Errorf("allocated after restart = %d milli-CPU, want 8000", got)
+		}
+		j := s2.core.JobByKey("spark/app")
+		if j == nil || j.State() != sched.Active || j.LiveContainers() != 6 {
+			t.Errorf("job after restart = %+v, want active with 6 containers", j)
+		}
+	})
+	for _, key := range []string{"spark/drv", "spark/exec-1", "spark/exec-2", "spark/exec-3", "spark/exec-4", "spark/exec-5", "ns/lone"} {
+		if n := e.bindCalls(key); n != 1 {
+			t.Errorf("%s bound %d times, want once", key, n)
+		}
+	}
+}
+
+func TestUnknownQueueIsHeldWithAReason(t *testing.T) {
+	cfg, err := ParseConfig([]byte("queues: [{name: gold, capacity: 1}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil))
+	o := e.options("fifo", "none")
+	o.Config = cfg
+	e.start(o)
+	e.add(mkPod("team", "p1", "1"))
+	e.add(mkPod("team", "p2", "1", withLabels(LabelQueue, "gold")))
+	e.waitBound("team/p2", "a")
+	e.staysUnbound("team/p1")
+	e.waitEvent("FailedScheduling", `queue "team" is not configured`)
+}
+
+// replayDuration is the annotation through which the replayer tells kwok
+// how long a task runs. The scheduler must never read it; it is named here
+// only, in a test.
+const replayDuration = "spindle.io/replay-duration"
+
+func TestReplayDurationIsNeverRead(t *testing.T) {
+	// The same workload twice, the durations scrambled the second time:
+	// every decision must be the same. SJF is the policy most tempted by a
+	// duration; it sees only the declared estimates.
+	run := func(durations []string) []string {
+		podSeq = 0
+		objs := []runtime.Object{readyNode("a", "4", "8Gi", nil), readyNode("b", "2", "4Gi", nil)}
+		k := 0
+		for j := range 6 {
+			app := fmt.Sprintf("app-%d", j)
+			objs = append(objs, mkPod("ns", app+"-drv", "500m", driver(app), annotations(AnnotationEstimate, fmt.Sprintf("%ds", 60-j*7), replayDuration, durations[k])))
+			k++
+			for x := range 3 {
+				objs = append(objs, mkPod("ns", fmt.Sprintf("%s-exec-%d", app, x), "1", executor(app), annotations(replayDuration, durations[k])))
+				k++
+			}
+		}
+		for i := range 4 {
+			objs = append(objs, mkPod("ns", fmt.Sprintf("lone-%d", i), "1500m", annotations(replayDuration, durations[k])))
+			k++
+		}
+		e := newEnv(t, objs...)
+		o := e.options("sjf", "none")
+		o.BindWorkers = 1 // results in decision order
+		s, stop := e.start(o)
+		e.waitFor("the first wave placed", func() bool {
+			n := 0
+			e.onLoop(s, func() { n = len(e.decisionsCopy()) })
+			return n > 0 && e.quiet(s)
+		})
+		stop()
+		var out []string
+		for _, d := range e.decisionsCopy() {
+			out = append(out, d.Pod+"→"+d.Node)
+		}
+		return out
+	}
+	var durs, scrambled []string
+	for i := range 28 {
+		durs = append(durs, fmt.Sprintf("%ds", 5+i*13%97))
+		scrambled = append(scrambled, fmt.Sprintf("%ds", 1000-i*31%89))
+	}
+	first, second := run(durs), run(scrambled)
+	if len(first) == 0 {
+		t.Fatal("nothing was placed")
+	}
+	if strings.Join(first, ",") != strings.Join(second, ",") {
+		t.Fatalf("decisions differ with scrambled durations:\n%v\n%v", first, second)
+	}
+	t.Logf("%d identical decisions: %v", len(first), first)
+}
+
+func (e *env) decisionsCopy() []Decision {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Decision(nil), e.decisions...)
+}
+
+// quiet reports, from the loop, whether no binding is in flight or queued.
+func (e *env) quiet(s *Scheduler) bool {
+	q := false
+	e.onLoop(s, func() { q = s.inflight == 0 && len(s.outbox) == 0 })
+	return q
+}
+
+func TestSourceNeverNamesTheReplayDuration(t *testing.T) {
+	// A static proof beside the behavioural one: no scheduler source file
+	// mentions the annotation.
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		if strings.Contains(string(b), "replay-duration") {
+			t.Errorf("%s mentions replay-duration", f)
+		}
+	}
+	if checked < 4 {
+		t.Fatalf("checked %d files, want the package's sources", checked)
+	}
+}

@@ -1,0 +1,471 @@
+package kube
+
+import (
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+// syncNodeObject brings the core's node up to date with n, the informer's
+// latest object (nil: the node is gone).
+func (s *Scheduler) syncNodeObject(now clock.Time, name string, n *v1.Node) {
+	ns := s.nodes[name]
+	if n == nil {
+		if ns == nil {
+			return
+		}
+		s.removeNode(now, ns)
+		return
+	}
+	if ns == nil {
+		capacity := nodeCapacity(n)
+		cn, err := s.core.AddNode(now, name, capacity)
+		if err != nil {
+			s.o.Log.Error("node not added", "node", name, "err", err)
+			return
+		}
+		ns = &nodeState{name: name, id: cn.ID(), cn: cn, cap: capacity, schedu: true}
+		s.nodes[name] = ns
+		for int(cn.ID()) >= len(s.nodeByID) {
+			s.nodeByID = append(s.nodeByID, nil)
+		}
+		s.nodeByID[cn.ID()] = ns
+		s.applyExternal(now, name)
+	} else if c := nodeCapacity(n); c != ns.cap {
+		if err := s.core.SetNodeCapacity(now, ns.id, c); err != nil {
+			s.o.Log.Error("node capacity", "node", name, "err", err)
+		}
+		ns.cap = c
+	}
+	if sc := nodeSchedulable(n); sc != ns.schedu {
+		if err := s.core.SetNodeSchedulable(now, ns.id, sc); err != nil {
+			s.o.Log.Error("node schedulable", "node", name, "err", err)
+		}
+		ns.schedu = sc
+	}
+	ns.node = n
+	// Labels or taints may have changed which pods the node can take.
+	s.dirty = true
+}
+
+// removeNode tells the core the node is gone: its containers end LOST. Our
+// pods on it hold nothing any more; one whose binding is still in flight is
+// asked again if that binding fails.
+func (s *Scheduler) removeNode(now clock.Time, ns *nodeState) {
+	if err := s.core.RemoveNode(now, ns.id); err != nil {
+		s.o.Log.Error("node removal", "node", ns.name, "err", err)
+	}
+	for _, ps := range s.pods {
+		if ps.node != ns.name || ps.ct == nil {
+			continue
+		}
+		ps.ct = nil
+		if ps.phase != podAssumed {
+			s.ended(now, ps)
+		}
+	}
+	ns.cn, ns.node = nil, nil
+	delete(s.nodes, ns.name)
+}
+
+// applyExternal gives the core what pods we do not schedule request on the
+// named node.
+func (s *Scheduler) applyExternal(now clock.Time, name string) {
+	ns := s.nodes[name]
+	if ns == nil {
+		return
+	}
+	if err := s.core.SetNodeExternal(now, ns.id, s.external[name]); err != nil {
+		s.o.Log.Error("external load", "node", name, "err", err)
+	}
+}
+
+// syncForeign counts a pod spindle does not schedule against its node while
+// it is bound and has not ended.
+func (s *Scheduler) syncForeign(now clock.Time, key string, p *v1.Pod) {
+	old, had := s.foreign[key]
+	var cur foreignPod
+	live := p != nil && p.Spec.NodeName != "" && !terminal(p)
+	if live {
+		cur = foreignPod{node: p.Spec.NodeName, req: externalRequest(p)}
+	}
+	if had == live && old == cur {
+		return
+	}
+	if had {
+		s.external[old.node] = s.external[old.node].Sub(old.req)
+		if s.external[old.node].IsZero() {
+			delete(s.external, old.node)
+		}
+		delete(s.foreign, key)
+		s.applyExternal(now, old.node)
+	}
+	if live {
+		s.external[cur.node] = s.external[cur.node].Add(cur.req)
+		s.foreign[key] = cur
+		s.applyExternal(now, cur.node)
+	}
+}
+
+// externalRequest is what a foreign pod holds: its requests rounded up,
+// without the 1m a pod that requests nothing is given for our own pods.
+func externalRequest(p *v1.Pod) resource.Vector {
+	r := podRequest(p)
+	if r == (resource.Vector{resource.VCores: 1}) && noRequests(p) {
+		return resource.Vector{}
+	}
+	return r
+}
+
+func noRequests(p *v1.Pod) bool {
+	for _, c := range p.Spec.Containers {
+		if len(c.Resources.Requests) > 0 {
+			return false
+		}
+	}
+	for _, c := range p.Spec.InitContainers {
+		if len(c.Resources.Requests) > 0 {
+			return false
+		}
+	}
+	return len(p.Spec.Overhead) == 0 && (p.Spec.Resources == nil || len(p.Spec.Resources.Requests) == 0)
+}
+
+// syncPodObject brings the driver's and the core's view of one pod up to
+// date with p, the informer's latest object (nil: deleted).
+func (s *Scheduler) syncPodObject(now clock.Time, key string, p *v1.Pod) {
+	ps := s.pods[key]
+	if ps != nil && (p == nil || string(p.UID) != ps.uid) {
+		s.podGone(now, ps, "pod deleted")
+		ps = nil
+	}
+	if p == nil || p.Spec.SchedulerName != s.o.SchedulerName {
+		s.syncForeign(now, key, p)
+		return
+	}
+	if ps == nil {
+		if terminal(p) || (p.DeletionTimestamp != nil && p.Spec.NodeName == "") {
+			return // ended or going before we had anything to do with it
+		}
+		ps = s.newPod(now, key, p)
+		return
+	}
+	ps.pod = p
+	if p.DeletionTimestamp != nil && p.Spec.NodeName == "" && (ps.phase == podAsked || ps.phase == podBackoff || ps.phase == podHeld) {
+		s.podGone(now, ps, "pod being deleted")
+		return
+	}
+	s.advance(now, ps)
+}
+
+// newPod starts tracking one of our pods: it joins (or submits) its job and
+// is adopted where it is bound, else asked for.
+func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
+	id := identify(p)
+	ps := &podState{key: key, uid: string(p.UID), pod: p, req: podRequest(p), place: newPlacement(p)}
+	s.pods[key] = ps
+	js := s.jobs[id.Job]
+	if js != nil && js.ended {
+		js = nil // a pod of a job that ended starts the job again
+	}
+	if js == nil {
+		var why string
+		js, why = s.submit(now, id, p)
+		if js == nil {
+			s.hold(ps, why)
+			return ps
+		}
+	}
+	ps.job = js
+	js.pods[key] = ps
+	if id.AM && js.am == nil && js.j.HasAM() {
+		ps.am, js.am = true, ps
+	}
+	if p.Spec.NodeName != "" {
+		s.adopt(now, ps, p.Spec.NodeName)
+		return ps
+	}
+	s.ask(now, ps)
+	return ps
+}
+
+// submit gives the core a new job for pod p, its first pod seen (its AM
+// when it has one: Spark's driver creates the executors).
+func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState, string) {
+	queue := s.o.Config.resolveQueue(id.Queue)
+	if queue == "" {
+		return nil, fmt.Sprintf("queue %q is not configured and the configuration names no default_queue", id.Queue)
+	}
+	h, err := readHints(p)
+	if err != nil {
+		s.o.Recorder.Eventf(p, v1.EventTypeWarning, "BadAnnotation", "ignoring this job's hints: %v", err)
+		h = jobHints{}
+	}
+	gen := s.jobGen[id.Job] + 1
+	s.jobGen[id.Job] = gen
+	key := id.Job
+	if gen > 1 {
+		key = fmt.Sprintf("%s#%d", id.Job, gen)
+	}
+	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate}
+	if h.Deadline > 0 {
+		// The goal counts from the pod's creation, which a restarted
+		// scheduler must not push back.
+		spec.Deadline = h.Deadline
+		if c := p.CreationTimestamp.Time; !c.IsZero() {
+			spec.Deadline = max(h.Deadline-clock.Duration(s.o.Now().Sub(c)/time.Microsecond), 1)
+		}
+	}
+	if id.AM {
+		spec.AM = podRequest(p)
+	}
+	if !h.Demand.IsZero() {
+		spec.Demand = h.Demand.Add(spec.AM)
+	}
+	j, err := s.core.Submit(now, spec)
+	if err != nil {
+		return nil, fmt.Sprintf("job not accepted: %v", err)
+	}
+	js := &jobState{key: id.Job, j: j, pods: map[string]*podState{}, lone: id.Lone}
+	s.jobs[id.Job] = js
+	return js, ""
+}
+
+// ask hands the pod's request to the core.
+func (s *Scheduler) ask(now clock.Time, ps *podState) {
+	if ps.job.ended {
+		s.hold(ps, fmt.Sprintf("its job %s has ended (its driver is gone)", ps.job.key))
+		return
+	}
+	r := sched.Request{Key: ps.key, Resource: ps.req, Class: ps.place.class, Eligible: s.eligible(ps.place), AM: ps.am}
+	if _, err := s.core.Ask(now, ps.job.j, r); err != nil {
+		s.hold(ps, fmt.Sprintf("not schedulable: %v", err))
+		return
+	}
+	ps.phase, ps.held = podAsked, ""
+}
+
+// eligible is the pod's node-side constraints as the core's predicate. It
+// reads the node objects the event loop keeps, so only core calls (on the
+// loop) may use it.
+func (s *Scheduler) eligible(pl *placement) func(*cluster.Node) bool {
+	return func(n *cluster.Node) bool {
+		id := int(n.ID())
+		if id >= len(s.nodeByID) || s.nodeByID[id] == nil || s.nodeByID[id].node == nil {
+			return false
+		}
+		return pl.fits(s.nodeByID[id].node)
+	}
+}
+
+// hold keeps a pod out of the core, saying why on the pod.
+func (s *Scheduler) hold(ps *podState, why string) {
+	ps.phase, ps.held = podHeld, why
+	s.setWhy(ps, why)
+}
+
+// adopt records a pod found bound to a node: the core counts its resources
+// from now on.
+func (s *Scheduler) adopt(now clock.Time, ps *podState, node string) {
+	ns := s.nodes[node]
+	ps.node = node
+	if ns == nil {
+		ps.phase = podDone // bound to a node that is gone: it holds nothing
+		return
+	}
+	ct, err := s.core.Adopt(now, ps.job.j, ns.id, ps.key, ps.req, ps.am)
+	if err != nil {
+		s.o.Log.Error("adopt", "pod", ps.key, "node", node, "err", err)
+		ps.phase = podDone
+		return
+	}
+	ps.ct, ps.phase = ct, podRunning
+	s.advance(now, ps)
+}
+
+// advance applies what the pod's latest object says: bound, running, ended.
+func (s *Scheduler) advance(now clock.Time, ps *podState) {
+	p := ps.pod
+	switch ps.phase {
+	case podAsked, podBackoff, podHeld:
+		if p.Spec.NodeName != "" {
+			// Bound by someone else (another replica, or our own binding
+			// from before a restart whose answer was lost): take it as is.
+			s.withdraw(now, ps)
+			s.adopt(now, ps, p.Spec.NodeName)
+			return
+		}
+	case podAssumed:
+		if p.Spec.NodeName == "" {
+			return
+		}
+		if p.Spec.NodeName != ps.node {
+			s.refuse(now, ps, "bound elsewhere")
+			s.withdraw(now, ps)
+			s.adopt(now, ps, p.Spec.NodeName)
+			return
+		}
+		ps.phase = podBound
+		ps.gen++ // the binding's own answer is now moot
+		fallthrough
+	case podBound:
+		if p.Status.Phase == v1.PodRunning || terminal(p) {
+			s.report(now, ps, sched.Running)
+			ps.phase = podRunning
+		}
+	}
+	if ps.phase == podRunning && terminal(p) {
+		if p.Status.Phase == v1.PodSucceeded {
+			s.report(now, ps, sched.Completed)
+		} else {
+			s.report(now, ps, sched.Failed)
+		}
+		s.ended(now, ps)
+	}
+}
+
+func (s *Scheduler) report(now clock.Time, ps *podState, st sched.ContainerState) {
+	if ps.ct == nil {
+		return
+	}
+	if err := s.core.Report(now, ps.ct, st); err != nil {
+		s.o.Log.Error("report", "pod", ps.key, "state", st, "err", err)
+	}
+	if st == sched.Running && ps.am && ps.job.j.State() == sched.Admitted {
+		if err := s.core.AMStarted(now, ps.job.j); err != nil {
+			s.o.Log.Error("AM started", "pod", ps.key, "err", err)
+		}
+	}
+	if st.Terminal() {
+		ps.ct = nil
+	}
+}
+
+// ended closes the books on a pod that ended or left: an AM's end ends its
+// job; an AM-less job ends when none of its pods is left.
+func (s *Scheduler) ended(now clock.Time, ps *podState) {
+	ps.phase = podDone
+	js := ps.job
+	if js == nil {
+		return
+	}
+	if ps.am {
+		s.endJob(now, js)
+		return
+	}
+	s.jobMaybeOver(now, js)
+}
+
+func (s *Scheduler) jobMaybeOver(now clock.Time, js *jobState) {
+	if js.ended || js.j.HasAM() && js.am != nil && js.am.phase != podDone {
+		return
+	}
+	for _, q := range js.pods {
+		if q.phase != podDone {
+			return
+		}
+	}
+	s.endJob(now, js)
+}
+
+func (s *Scheduler) endJob(now clock.Time, js *jobState) {
+	if js.ended {
+		return
+	}
+	js.ended = true
+	if js.j.State() == sched.Finished {
+		// The core ended it already (its AM failed too often).
+	} else if err := s.core.EndJob(now, js.j); err != nil {
+		s.o.Log.Error("end job", "job", js.key, "err", err)
+	}
+	// Requests the job still had pending are dropped with it.
+	for _, q := range js.pods {
+		if q.phase == podAsked || q.phase == podBackoff {
+			s.hold(q, fmt.Sprintf("its job %s has ended", js.key))
+		}
+	}
+	if s.jobs[js.key] == js {
+		delete(s.jobs, js.key)
+	}
+}
+
+// podGone forgets a pod deleted from the apiserver (or replaced by one of
+// the same name), whatever it was doing.
+func (s *Scheduler) podGone(now clock.Time, ps *podState, why string) {
+	switch ps.phase {
+	case podAsked:
+		s.withdraw(now, ps)
+	case podAssumed:
+		s.refuse(now, ps, why)
+		s.withdraw(now, ps)
+	case podBound, podRunning:
+		s.report(now, ps, sched.Killed)
+	}
+	s.dropBackoff(ps)
+	ps.gen++
+	delete(s.pods, ps.key)
+	s.ended(now, ps)
+	if ps.job != nil {
+		delete(ps.job.pods, ps.key)
+		s.jobMaybeOver(now, ps.job)
+	}
+}
+
+// withdraw takes the pod's pending request back from the core.
+func (s *Scheduler) withdraw(now clock.Time, ps *podState) {
+	if ps.job != nil && !ps.job.ended && (ps.phase == podAsked || ps.phase == podAssumed) {
+		if err := s.core.Cancel(now, ps.job.j, ps.key); err != nil {
+			s.o.Log.Error("cancel", "pod", ps.key, "err", err)
+		}
+	}
+	s.dropBackoff(ps)
+	ps.phase = podHeld
+}
+
+// refuse undoes an assumed placement in the core: the request is pending
+// again.
+func (s *Scheduler) refuse(now clock.Time, ps *podState, why string) {
+	if ps.ct != nil {
+		if err := s.core.Refuse(now, ps.ct, why); err != nil {
+			s.o.Log.Error("refuse", "pod", ps.key, "err", err)
+		}
+		ps.ct = nil
+	}
+	ps.phase = podAsked
+	ps.node = ""
+}
+
+func (s *Scheduler) dropBackoff(ps *podState) {
+	for i, q := range s.backoff {
+		if q == ps {
+			s.backoff = append(s.backoff[:i], s.backoff[i+1:]...)
+			return
+		}
+	}
+}
+
+// retryBackoff asks again for the pods whose backoff has expired.
+func (s *Scheduler) retryBackoff() {
+	wall := s.o.Now()
+	keep := s.backoff[:0]
+	var due []*podState
+	for _, ps := range s.backoff {
+		if ps.retryAt.After(wall) {
+			keep = append(keep, ps)
+		} else {
+			due = append(due, ps)
+		}
+	}
+	s.backoff = keep
+	for _, ps := range due {
+		if ps.phase == podBackoff && s.pods[ps.key] == ps {
+			s.ask(s.clockNow(), ps)
+		}
+	}
+}
