@@ -178,6 +178,7 @@ func TestLiveAMBurstCompletesUnderSpindleAutoAdmin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("completed %d of 72, deadlocked %v, makespan %.1fs (workload time), wall %s", res.Summary.JobsCompleted, res.Summary.Deadlocked, res.Summary.MakespanS, res.Wall)
 	if s := res.Summary; s.Deadlocked || s.JobsCompleted != 72 {
 		t.Errorf("deadlocked %v, completed %d of 72; stuck %+v", s.Deadlocked, s.JobsCompleted, s.StuckJobs)
 	}
