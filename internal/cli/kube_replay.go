@@ -116,7 +116,7 @@ Ctrl-C stops the run and removes its nodes and pods.`,
 			defer stop()
 			if !quiet {
 				fmt.Fprintf(cmd.ErrOrStderr(), "replay %s: %d jobs, %d tasks on %d kwok nodes, scheduler %s, time scale %v\n",
-					r.Run(), len(w.Jobs), w.TotalTasks(), w.Cluster.NumNodes(), opt.SchedulerName, scale)
+					r.RunID(), len(w.Jobs), w.TotalTasks(), w.Cluster.NumNodes(), opt.SchedulerName, scale)
 			}
 			res, err := r.Play(ctx)
 			if err != nil {

@@ -246,8 +246,8 @@ func jobDemand(w *workload.Job, capacity resource.Vector) resource.Vector {
 	return w.AM.Add(p.Request.Mul(int64(p.Tasks)))
 }
 
-// Run ID of this replay.
-func (r *Replayer) Run() string { return r.run }
+// RunID is the id on this replay's nodes and pods.
+func (r *Replayer) RunID() string { return r.run }
 
 // live converts a workload duration to live (wall) time.
 func (r *Replayer) live(d clock.Duration) time.Duration {
