@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -46,7 +47,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 func commandName(root *cobra.Command, args []string) string {
 	if c, _, err := root.Find(args); err == nil && c != root {
-		return c.Name()
+		// The full path, so a subcommand's hint reads 'spindle kube replay'.
+		return strings.TrimPrefix(c.CommandPath(), root.Name()+" ")
 	}
 	return "help"
 }
