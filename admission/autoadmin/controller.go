@@ -19,7 +19,10 @@ type Controller struct {
 	capacity resource.Vector
 	shapes   []nodeShape
 	nodeCaps [resource.NumDims][][2]int64 // per dimension: capacity and count of each shape
-	ric      *RIC
+	// slots caches Pairs per dimension for the last average sizes, which
+	// change far less often than Admit is asked.
+	slots [resource.NumDims]slotsMemo
+	ric   *RIC
 
 	// amHeld is ARC's TotalAMC_R: the AMs of admitted jobs, counted from
 	// admission until their container ends, so that a burst admitted in
@@ -114,6 +117,12 @@ func (c *Controller) predict() (capacity, reserve resource.Vector) {
 			in.AvgAM = float64(c.declAM[d]) / float64(c.declN)
 			in.AvgTC = float64(c.declTC[d]) / float64(c.declN)
 		}
+		if c.cfg.Slots && in.Known {
+			if p, ok := c.pairs(d, in.AvgAM, in.AvgTC); ok {
+				in.C = float64(p) * (in.AvgAM + in.AvgTC)
+				capacity[d] = int64(math.Floor(in.C))
+			}
+		}
 		if c.cfg.Packing && in.Known {
 			in.C = 0
 			for _, s := range c.shapes {
@@ -127,6 +136,28 @@ func (c *Controller) predict() (capacity, reserve resource.Vector) {
 		}
 	}
 	return capacity, reserve
+}
+
+// slotsMemo is the last answer of Pairs in one dimension.
+type slotsMemo struct {
+	set      bool
+	am, task float64
+	pairs    int64
+	ok       bool
+}
+
+// pairs is Pairs over the cluster's nodes in dimension d, cached.
+func (c *Controller) pairs(d resource.Dim, am, task float64) (int64, bool) {
+	m := &c.slots[d]
+	if !m.set || m.am != am || m.task != task {
+		nodes := make([][2]float64, len(c.shapes))
+		for i, s := range c.shapes {
+			nodes[i] = [2]float64{float64(s.capacity[d]), float64(s.count)}
+		}
+		p, ok := Pairs(nodes, am, task)
+		*m = slotsMemo{set: true, am: am, task: task, pairs: p, ok: ok}
+	}
+	return m.pairs, m.ok
 }
 
 // safeReserve is SafeReserve for the largest task an unfinished job

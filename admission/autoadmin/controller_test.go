@@ -59,10 +59,12 @@ func admitted(js []*sched.Job) int {
 
 // Admission at a burst, before anything runs, for each configuration: the
 // paper's reserves 40 % of C_R (26 of 64 vcores); autoadmin+ computes Eq.
-// 3.2 from what the jobs declare.
+// 3.2 from what the jobs declare, over what whole containers can hold.
 func TestBurstAdmission(t *testing.T) {
-	noDemand := autoadmin.Plus()
-	noDemand.Demand = false
+	demand := autoadmin.Plus()
+	demand.Demand = true
+	packing := autoadmin.Plus()
+	packing.Slots, packing.Packing = false, true
 	cases := []struct {
 		name           string
 		cfg            autoadmin.Config
@@ -75,16 +77,27 @@ func TestBurstAdmission(t *testing.T) {
 		{"paper, AM 1, task 1", autoadmin.Paper(), 1, 1, 1, 38, 26},
 		// The same 26 whatever the sizes: (64 − 26)/2 = 19 AMs of 2.
 		{"paper, AM 2, task 4", autoadmin.Paper(), 2, 4, 1, 19, 26},
-		// Declared AM 1, task 4: 64·4/5 = 51.2 → 52; 64 − 11 − 1 = 52.
-		{"cold start, AM 1, task 4", autoadmin.Plus(), 1, 4, 1, 12, 52},
-		// AM 3, task 3 on 8-vcore nodes: containers fill 6 of each
-		// node's 8, so C_R counts 48: R_R = 24, and 48 − 21 − 3 = 24
-		// admits 8 AMs.
-		{"packing, AM 3, task 3", autoadmin.Plus(), 3, 3, 1, 8, 24},
-		// Four tasks of 1 vcore per job: a demand of 4, 64·4/5 → 52.
-		{"demand, 4 tasks", autoadmin.Plus(), 1, 1, 4, 12, 52},
-		// Without demand one task counts: 64·1/2 = 32.
-		{"no demand, 4 tasks", noDemand, 1, 1, 4, 32, 32},
+		// Declared AM 1, task 4: Pairs = 12 (three nodes of 4 AMs and a
+		// task, five of two tasks), so C_R counts 12·5 = 60 and R_R =
+		// 60·4/5 = 48: 60 − 11 − 1 = 48 admits 12.
+		{"cold start, AM 1, task 4", autoadmin.Plus(), 1, 4, 1, 12, 48},
+		// AM 3, task 3 on 8-vcore nodes: one pair per node, C_R counts
+		// 8·6 = 48: R_R = 24, and 48 − 21 − 3 = 24 admits 8 AMs.
+		{"slots, AM 3, task 3", autoadmin.Plus(), 3, 3, 1, 8, 24},
+		// AM 4, task 3: still one pair per node, C_R = 8·7 = 56, R_R =
+		// 24: 56 − 28 − 4 = 24 admits 8. Packing sees 4 + 4 fill a node
+		// (C_R = 64, R_R = 64·3/7 → 28) and admits (64 − 28)/4 = 9.
+		{"slots, AM 4, task 3", autoadmin.Plus(), 4, 3, 1, 8, 24},
+		{"packing, AM 4, task 3", packing, 4, 3, 1, 9, 28},
+		// AM 4, task 1: Pairs = 12, C_R = 60, R_R = 12: 60 − 44 − 4 = 12
+		// admits 12, where the paper's floor (26) admits 9.
+		{"slots, AM 4, task 1", autoadmin.Plus(), 4, 1, 1, 12, 12},
+		{"paper, AM 4, task 1", autoadmin.Paper(), 4, 1, 1, 9, 26},
+		// Four tasks of 1 vcore per job with demand: a task of 4 in
+		// Pairs, as in the cold-start case: 12 admitted, R_R 48.
+		{"demand, 4 tasks", demand, 1, 1, 4, 12, 48},
+		// Without demand one task counts: Pairs = 32, C_R = 64, R_R 32.
+		{"no demand, 4 tasks", autoadmin.Plus(), 1, 1, 4, 32, 32},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
