@@ -62,6 +62,14 @@ type Config struct {
 	// in both controllers; off is the paper's literal rule, whose
 	// reservation covers only the dimensions in Dims and the cluster's sum.
 	Guard bool
+	// HoldEarly makes the guard count a task of a phase that may start
+	// before the previous one completes (a reduce at slow-start) as held
+	// for its job's life, like an AM: such a task waits for its inputs,
+	// so it cannot end while its own job's earlier tasks wait for room.
+	// Without it, reduces that start early beside AMs can take the room
+	// the maps need and the guard's promise fails (EXPERIMENTS.md,
+	// heterogeneous workloads).
+	HoldEarly bool
 
 	// The extensions of autoadmin+ (all off in the paper's algorithm):
 
@@ -112,14 +120,15 @@ func Paper() Config {
 
 // Plus is autoadmin+, the improved variant: the default controller with a
 // cold start from declared requests, capacity counted in whole containers
-// per node (one task beside each AM), and the 40 % floor replaced by the
-// deadlock bound (docs/autoadmin.md says why). Packing and Demand, which
+// per node (one task beside each AM), the 40 % floor replaced by the
+// deadlock bound, and early-starting tasks held in the guard
+// (docs/autoadmin.md says why). Packing and Demand, which
 // earlier versions used, stay available as parameters: Slots subsumes the
 // first, and the second reserves for a job's peak demand, which on the
 // paper's model (2 maps and a reduce at slow-start) is twice what runs.
 func Plus() Config {
 	c := Default()
-	c.Floor, c.ColdStart, c.Slots, c.Safe = 0, true, true, true
+	c.Floor, c.ColdStart, c.Slots, c.Safe, c.HoldEarly = 0, true, true, true, true
 	return c
 }
 
@@ -151,6 +160,7 @@ func Params(r *params.Reader, d Config) Config {
 		ScaleUp:   r.Bool("scale_up", d.ScaleUp, fmt.Sprintf("scale the reservation up by (R_R + TotalAMC_R)/C_R when AMs already hold more than C_R − R_R (Eq. 3.3, default %v)", d.ScaleUp)),
 		Dims:      dimsNamed(dims),
 		Guard:     r.Bool("guard", d.Guard, fmt.Sprintf("also admit a job only if every task shape of the admitted jobs keeps a node with room beside the AMs, wherever they land, in every resource and under the external load (deadlock-free; default %v); false is the paper's literal rule", d.Guard)),
+		HoldEarly: r.Bool("hold_early", d.HoldEarly, fmt.Sprintf("with the guard, count a task of a phase that may start before the previous one completes (a reduce at slow-start) as held like an AM, since it waits for its inputs (default %v)", d.HoldEarly)),
 		ColdStart: r.Bool("cold_start", d.ColdStart, fmt.Sprintf("while no AM or no task runs, average the AM and first-phase requests the unfinished jobs declare instead of reserving idle (default %v)", d.ColdStart)),
 		Packing:   r.Bool("packing", d.Packing, fmt.Sprintf("count the cluster as what containers of the average AM and task sizes can fill on each node (default %v)", d.Packing)),
 		Slots:     r.Bool("slots", d.Slots, fmt.Sprintf("count the cluster as the most AMs and tasks of the average sizes that whole containers can hold node by node, one task beside each AM (default %v)", d.Slots)),
@@ -175,10 +185,14 @@ func (c Config) String() string {
 		names = append(names, d.Name())
 	}
 	s := fmt.Sprintf("dims=%v floor=%g idle=%g scale_up=%v guard=%v cold_start=%v packing=%v demand=%v safe=%v", names, c.Floor, c.Idle, c.ScaleUp, c.Guard, c.ColdStart, c.Packing, c.Demand, c.Safe)
+	// The newer options are named only when on, so that the reports of
+	// every configuration without them read as they did before they
+	// existed.
 	if c.Slots {
-		// Named only when on, so that the reports of every configuration
-		// without it read as they did before it existed.
 		s += " slots=true"
+	}
+	if c.HoldEarly {
+		s += " hold_early=true"
 	}
 	return s
 }

@@ -287,7 +287,7 @@ func TestParams(t *testing.T) {
 		want func(c Config) bool
 	}{
 		{"autoadmin", Default(), true, func(c Config) bool {
-			return c.Floor == 0.4 && c.Idle == 0.4 && c.ScaleUp && !c.ColdStart && len(c.Dims) == 2 && c.Guard
+			return c.Floor == 0.4 && c.Idle == 0.4 && c.ScaleUp && !c.ColdStart && len(c.Dims) == 2 && c.Guard && !c.HoldEarly && !c.Slots
 		}},
 		{"autoadmin:dims=vcores,guard=false", Default(), true, func(c Config) bool {
 			return reflect.DeepEqual(c, Paper())
@@ -295,8 +295,9 @@ func TestParams(t *testing.T) {
 		{"autoadmin:floor=0,dims=all", Default(), true, func(c Config) bool { return c.Floor == 0 && len(c.Dims) == 2 }},
 		{"autoadmin:dims=memory,scale_up=false", Default(), true, func(c Config) bool { return c.Dims[0] == resource.Memory && !c.ScaleUp }},
 		{"autoadmin+", Plus(), true, func(c Config) bool {
-			return c.Floor == 0 && c.ColdStart && c.Slots && !c.Packing && !c.Demand && c.Safe && c.Guard && len(c.Dims) == 2
+			return c.Floor == 0 && c.ColdStart && c.Slots && !c.Packing && !c.Demand && c.Safe && c.Guard && c.HoldEarly && len(c.Dims) == 2
 		}},
+		{"autoadmin:hold_early=true", Default(), true, func(c Config) bool { return c.HoldEarly && c.Guard && !c.Slots }},
 		{"autoadmin+:slots=false", Plus(), true, func(c Config) bool { return !c.Slots && c.ColdStart }},
 		{"autoadmin:slots=true", Default(), true, func(c Config) bool { return c.Slots && c.Floor == 0.4 && !c.ColdStart }},
 		{"autoadmin:floor=1.5", Default(), false, nil},

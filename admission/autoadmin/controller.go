@@ -54,6 +54,10 @@ type Controller struct {
 	// scratch for a job's task requests.
 	guard *guard
 	tasks []resource.Vector
+	// With HoldEarly: hold is scratch for a job's early-starting tasks,
+	// and held follows the ones the guard counts.
+	hold []resource.Vector
+	held *holds
 
 	rec recorder
 }
@@ -88,6 +92,10 @@ func New(v *sched.View, cfg Config) *Controller {
 	}
 	if cfg.Guard {
 		c.guard = newGuard(cl, sustainedLoad(v.LoadForecast()))
+		if cfg.HoldEarly {
+			c.held = newHolds(cl.NumNodes())
+			c.guard.sizes = true
+		}
 	}
 	c.rec.init(cfg.Dims)
 	return c
@@ -186,9 +194,19 @@ func (c *Controller) wouldAdmit(j *sched.Job) bool {
 	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		return c.guard.safe(j.Spec().AM, c.tasks)
+		return c.guard.safe(j.Spec().AM, c.tasks, c.heldOf(j))
 	}
 	return true
+}
+
+// heldOf returns job j's tasks that the guard holds like AMs: none without
+// HoldEarly.
+func (c *Controller) heldOf(j *sched.Job) []resource.Vector {
+	if !c.cfg.HoldEarly {
+		return nil
+	}
+	c.hold = heldTasks(c.hold, j)
+	return c.hold
 }
 
 // Admit applies ARC's test (and the guard) to the first waiting job. A job
@@ -207,7 +225,10 @@ func (c *Controller) Admit(j *sched.Job) bool {
 	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		c.guard.admit(am, c.tasks)
+		c.guard.admit(am, c.tasks, c.heldOf(j))
+		if c.held != nil {
+			c.held.admit(j)
+		}
 	}
 	c.amHeld = c.amHeld.Add(am)
 	c.running++
@@ -230,6 +251,9 @@ func (c *Controller) JobFinished(j *sched.Job) {
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
 		c.guard.finish(c.tasks)
+	}
+	if c.held != nil {
+		c.held.finish(j, c.touch)
 	}
 	c.declare(j, -1)
 	c.note()
@@ -308,11 +332,18 @@ func (c *Controller) updateDemand(j *sched.Job) {
 // resource manager makes them (ContainerChanged).
 func (c *Controller) NodeUpdated(n *cluster.Node) { c.updateNode(n) }
 
+// touch refreshes node id's records.
+func (c *Controller) touch(id int) { c.updateNode(c.v.Cluster().Node(cluster.NodeID(id))) }
+
 // updateNode refreshes node n's record in the RIC and the guard.
 func (c *Controller) updateNode(n *cluster.Node) {
 	c.ric.Update(n)
 	if c.guard != nil {
-		c.guard.node(int(n.ID()), n.AMAllocated())
+		am := n.AMAllocated()
+		if c.held != nil {
+			am = am.Add(c.held.node[n.ID()])
+		}
+		c.guard.node(int(n.ID()), am)
 	}
 }
 
@@ -325,6 +356,15 @@ func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerStat
 	if s != sched.Allocated && !s.Terminal() {
 		return
 	}
+	_, wasAllocated := ct.Time(sched.Allocated)
+	if c.held != nil && !ct.IsAM() {
+		switch {
+		case s == sched.Allocated:
+			c.held.allocated(ct, c.guard, c.touch)
+		case wasAllocated:
+			c.held.ended(ct, c.touch)
+		}
+	}
 	c.updateNode(ct.Node())
 	if c.guard != nil && s == sched.Allocated && ct.IsAM() {
 		c.guard.place(ct.Request())
@@ -332,7 +372,7 @@ func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerStat
 	if c.cfg.Demand && !ct.IsAM() {
 		c.updateDemand(ct.Job())
 	}
-	if _, held := ct.Time(sched.Allocated); s.Terminal() && ct.IsAM() && held {
+	if s.Terminal() && ct.IsAM() && wasAllocated {
 		c.amHeld = c.amHeld.Sub(ct.Request())
 	}
 	c.note()

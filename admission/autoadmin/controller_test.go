@@ -243,3 +243,67 @@ func TestSeries(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+// A reduce at slow-start holds its container until its job's maps end. On
+// two nodes of 8 vcores, jobs with an AM of 3 vcores, two maps of 4 and a
+// reduce of 2 asked for after the first map: a node holding an AM and a
+// reduce has 3 vcores left, too few for a map, so two jobs whose AMs and
+// reduces land on different nodes can deadlock. With hold_early the guard
+// counts each reduce like an AM until its job's maps are all allocated;
+// without it, it counts AMs only. The cases are worked by hand from
+// shapeSafe: a node with room r for a map of 4 is shut by (r − 4)/3 + 1
+// held containers of at most 3.
+func TestHoldEarly(t *testing.T) {
+	spec := func(i int) sched.JobSpec {
+		return sched.JobSpec{Key: fmt.Sprintf("j%d", i), AM: resource.New(3, 1024), Phases: []sched.PhaseSpec{
+			{Tasks: 2, Request: resource.New(4, 1024), StartAfter: 1},
+			{Tasks: 1, Request: resource.New(2, 1024), StartAfter: 0.05},
+		}}
+	}
+	cfg := func(hold bool) autoadmin.Config {
+		c := autoadmin.Default()
+		c.Floor, c.Idle, c.HoldEarly = 0, 0, hold
+		return c
+	}
+	cases := []struct {
+		name string
+		hold bool
+		// Admitted of 4 jobs: at submission; with J1's AM on node 0, its
+		// first map done there and its reduce beside it; and once its
+		// second map is allocated on node 1.
+		atSubmit, withReduce, mapsAllocated int
+	}{
+		// AMs only: 3 AMs in flight shut one node (2 each), 4 shut both.
+		{"AMs only", false, 3, 3, 3},
+		// J1 alone is 2 held containers, shutting one node. J2 would add
+		// 2 more: 4 shut both. With J1's AM and reduce on node 0 (3
+		// vcores left, no map fits) node 1 is the only node for J1's
+		// second map, and J2's AM and reduce shut it. Once that map is
+		// allocated J1's reduce no longer counts: node 0 has room 5
+		// (shut by 1), node 1 room 8 (shut by 2), and J2's 2 shut one.
+		{"hold_early", true, 1, 1, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, _ := harness(t, 2, cfg(c.hold))
+			var js []*sched.Job
+			for i := range 4 {
+				js = append(js, h.Submit(spec(i)))
+			}
+			if got := admitted(js); got != c.atSubmit {
+				t.Fatalf("admitted %d at submission, want %d", got, c.atSubmit)
+			}
+			h.Place(js[0], sched.AMPhase, 0)
+			h.Complete(h.Place(js[0], 0, 0))
+			h.Place(js[0], 1, 0) // the reduce, beside the AM
+			if got := admitted(js); got != c.withReduce {
+				t.Fatalf("admitted %d with J1's AM and reduce on node 0, want %d", got, c.withReduce)
+			}
+			h.Place(js[0], 0, 1) // the second map: every map of J1 allocated
+			h.Core.NodeUpdate(h.Now, h.Node(1))
+			if got := admitted(js); got != c.mapsAllocated {
+				t.Fatalf("admitted %d once J1's maps are allocated, want %d", got, c.mapsAllocated)
+			}
+		})
+	}
+}
