@@ -14,10 +14,12 @@ func init() {
 		"AutoAdmin (Yang et al. 2018): predict the reservation R_R for task containers from the average AM and task sizes "+
 			"running (40 % floor, scale-up, 40 % while idle), and admit a job only while C_R − AMs − AM_J ≥ R_R; waiting jobs retried in order. "+
 			"By default R_R is kept in vcores and memory and a guard admits a job only if every task shape keeps a node with room beside the AMs "+
-			"wherever they land (deadlock-free; docs/autoadmin.md); dims=vcores,guard=false is the paper's literal rule"))
+			"wherever they land (deadlock-free while every task ends on its own: not with reduces at slow-start unless hold_early=true; docs/autoadmin.md); "+
+			"dims=vcores,guard=false is the paper's literal rule"))
 	register(autoadminEntry("autoadmin+", 31, autoadmin.Plus(),
 		"AutoAdmin improved (docs/autoadmin.md): the same, with a cold start from the requests the jobs declare, "+
-			"the cluster counted as what whole containers fill on each node, a job's task demand, and no floor; the same guard"))
+			"the cluster counted in whole containers per node with one task beside each AM, and the floor replaced by a bound that leaves a node room for the largest task; "+
+			"the same guard, which also holds reduces started at slow-start like AMs (hold_early), so it never deadlocks on them"))
 }
 
 // autoadminEntry registers AutoAdmin under name with def as its defaults;

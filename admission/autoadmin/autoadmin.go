@@ -62,6 +62,14 @@ type Config struct {
 	// in both controllers; off is the paper's literal rule, whose
 	// reservation covers only the dimensions in Dims and the cluster's sum.
 	Guard bool
+	// HoldEarly makes the guard count a task of a phase that may start
+	// before the previous one completes (a reduce at slow-start) as held
+	// for its job's life, like an AM: such a task waits for its inputs,
+	// so it cannot end while its own job's earlier tasks wait for room.
+	// Without it, reduces that start early beside AMs can take the room
+	// the maps need and the guard's promise fails (EXPERIMENTS.md,
+	// heterogeneous workloads).
+	HoldEarly bool
 
 	// The extensions of autoadmin+ (all off in the paper's algorithm):
 
@@ -79,6 +87,15 @@ type Config struct {
 	// the jobs that run or ask for any. A job of one task at a time is
 	// unchanged; a job asking for 4 maps reserves room for 4.
 	Demand bool
+	// Slots replaces C_R by what whole containers can hold with one task
+	// beside each AM (Eq. 3.2's own balance), counted node by node: the
+	// most AMs of the average size that the nodes can take while the room
+	// left beside them still holds as many average tasks (Pairs). A node
+	// of 8 vcores holds one 4-vcore AM and one 3-vcore task, not 8/7 of a
+	// pair, while two such nodes hold two AMs on one and two tasks on the
+	// other. C_R becomes that many AMs and tasks, so Eq. 3.2 reserves
+	// exactly their tasks.
+	Slots bool
 	// Safe keeps R_R at least at the pigeonhole bound that guarantees a
 	// node with room, free of AMs, for the largest task any unfinished
 	// job declares: with AMs leaving that much, tasks can always run, so
@@ -101,13 +118,17 @@ func Paper() Config {
 	return Config{Floor: 0.4, Idle: 0.4, ScaleUp: true, Dims: []resource.Dim{resource.VCores}}
 }
 
-// Plus is autoadmin+, the improved variant: the paper's algorithm with a
-// cold start from declared requests, capacity counted as whole containers
-// fill nodes, a job's task demand in place of one task, and the 40 % floor
-// replaced by the deadlock bound (docs/autoadmin.md says why).
+// Plus is autoadmin+, the improved variant: the default controller with a
+// cold start from declared requests, capacity counted in whole containers
+// per node (one task beside each AM), the 40 % floor replaced by the
+// deadlock bound, and early-starting tasks held in the guard
+// (docs/autoadmin.md says why). Packing and Demand, which
+// earlier versions used, stay available as parameters: Slots subsumes the
+// first, and the second reserves for a job's peak demand, which on the
+// paper's model (2 maps and a reduce at slow-start) is twice what runs.
 func Plus() Config {
 	c := Default()
-	c.Floor, c.ColdStart, c.Packing, c.Demand, c.Safe = 0, true, true, true, true
+	c.Floor, c.ColdStart, c.Slots, c.Safe, c.HoldEarly = 0, true, true, true, true
 	return c
 }
 
@@ -139,8 +160,10 @@ func Params(r *params.Reader, d Config) Config {
 		ScaleUp:   r.Bool("scale_up", d.ScaleUp, fmt.Sprintf("scale the reservation up by (R_R + TotalAMC_R)/C_R when AMs already hold more than C_R − R_R (Eq. 3.3, default %v)", d.ScaleUp)),
 		Dims:      dimsNamed(dims),
 		Guard:     r.Bool("guard", d.Guard, fmt.Sprintf("also admit a job only if every task shape of the admitted jobs keeps a node with room beside the AMs, wherever they land, in every resource and under the external load (deadlock-free; default %v); false is the paper's literal rule", d.Guard)),
+		HoldEarly: r.Bool("hold_early", d.HoldEarly, fmt.Sprintf("with the guard, count a task of a phase that may start before the previous one completes (a reduce at slow-start) as held like an AM, since it waits for its inputs (default %v)", d.HoldEarly)),
 		ColdStart: r.Bool("cold_start", d.ColdStart, fmt.Sprintf("while no AM or no task runs, average the AM and first-phase requests the unfinished jobs declare instead of reserving idle (default %v)", d.ColdStart)),
 		Packing:   r.Bool("packing", d.Packing, fmt.Sprintf("count the cluster as what containers of the average AM and task sizes can fill on each node (default %v)", d.Packing)),
+		Slots:     r.Bool("slots", d.Slots, fmt.Sprintf("count the cluster as the most AMs and tasks of the average sizes that whole containers can hold node by node, one task beside each AM (default %v)", d.Slots)),
 		Demand:    r.Bool("demand", d.Demand, fmt.Sprintf("use a job's average task demand (the tasks it runs and asks for) in place of the average task container (default %v)", d.Demand)),
 		Safe:      r.Bool("safe", d.Safe, fmt.Sprintf("keep at least the reservation that guarantees some node room free of AMs for the largest declared task (default %v)", d.Safe)),
 	}
@@ -161,7 +184,17 @@ func (c Config) String() string {
 	for _, d := range c.Dims {
 		names = append(names, d.Name())
 	}
-	return fmt.Sprintf("dims=%v floor=%g idle=%g scale_up=%v guard=%v cold_start=%v packing=%v demand=%v safe=%v", names, c.Floor, c.Idle, c.ScaleUp, c.Guard, c.ColdStart, c.Packing, c.Demand, c.Safe)
+	s := fmt.Sprintf("dims=%v floor=%g idle=%g scale_up=%v guard=%v cold_start=%v packing=%v demand=%v safe=%v", names, c.Floor, c.Idle, c.ScaleUp, c.Guard, c.ColdStart, c.Packing, c.Demand, c.Safe)
+	// The newer options are named only when on, so that the reports of
+	// every configuration without them read as they did before they
+	// existed.
+	if c.Slots {
+		s += " slots=true"
+	}
+	if c.HoldEarly {
+		s += " hold_early=true"
+	}
+	return s
 }
 
 // Usage is what the RIC records for a node or the whole cluster: how many AM
@@ -307,6 +340,64 @@ func Fill(c, am, task float64) float64 {
 	}
 	return math.Min(best, c)
 }
+
+// Pairs is the most AMs of size am that nodes can hold, as whole
+// containers in one dimension, while the room left beside them still holds
+// at least as many whole tasks of size task: Eq. 3.2's balance of one task
+// per AM, with the fragments a node cannot use left out. nodes gives each
+// node capacity with its count. AMs go one at a time where they cost the
+// fewest tasks (onto a node whose room beside its AMs holds no more tasks
+// with one AM more, when there is one); among equally cheap nodes the
+// choice does not change the count. This greedy is exact on the cases the
+// tests work by hand, uniform and mixed nodes; it is an estimate, not a
+// bound, and the guard, not Pairs, is what keeps the controller
+// deadlock-free. ok is false when the sizes are not positive or the search
+// would be too long, and the caller then keeps the plain capacity.
+func Pairs(nodes [][2]float64, am, task float64) (pairs int64, ok bool) {
+	if am <= 0 || task <= 0 {
+		return 0, false
+	}
+	var total float64
+	for _, n := range nodes {
+		total += n[0] * n[1]
+	}
+	if total/am > maxPairsSteps {
+		return 0, false
+	}
+	tasks := func(c float64, a int) int64 { return int64(math.Floor((c-float64(a)*am)/task + 1e-9)) }
+	// hist[s][a] counts the nodes of shape s holding a AMs.
+	hist := make([][]int64, len(nodes))
+	var slots int64
+	for s, n := range nodes {
+		hist[s] = make([]int64, int(math.Floor(n[0]/am+1e-9))+1)
+		hist[s][0] = int64(n[1])
+		slots += int64(n[1]) * tasks(n[0], 0)
+	}
+	for {
+		bestS, bestA, bestLoss := -1, 0, int64(0)
+		for s, h := range hist {
+			for a := len(h) - 2; a >= 0; a-- {
+				if h[a] == 0 {
+					continue
+				}
+				loss := tasks(nodes[s][0], a) - max(tasks(nodes[s][0], a+1), 0)
+				if bestS < 0 || loss < bestLoss {
+					bestS, bestA, bestLoss = s, a, loss
+				}
+			}
+		}
+		if bestS < 0 || slots-bestLoss < pairs+1 {
+			return pairs, true
+		}
+		hist[bestS][bestA]--
+		hist[bestS][bestA+1]++
+		slots -= bestLoss
+		pairs++
+	}
+}
+
+// maxPairsSteps bounds Pairs' search: one step per AM.
+const maxPairsSteps = 1 << 14
 
 // maxFillSteps bounds Fill's search; containers that small against the node
 // leave no fragment worth counting.

@@ -200,6 +200,48 @@ func TestFill(t *testing.T) {
 	}
 }
 
+func TestPairs(t *testing.T) {
+	eight := [][2]float64{{8, 8}} // the paper's 8 nodes of 8 vcores
+	cases := []struct {
+		name     string
+		nodes    [][2]float64
+		am, task float64
+		want     int64
+		ok       bool
+	}{
+		// One AM and one task per pair fill every node: 64/2.
+		{"AM 1, task 1", eight, 1, 1, 32, true},
+		// Five nodes of 3 AMs and 2 tasks, three of 2 AMs and 4 tasks:
+		// 21 AMs beside 22 tasks; a 22nd AM leaves 20.
+		{"AM 2, task 1", eight, 2, 1, 21, true},
+		// Two AMs and two tasks per node.
+		{"AM 3, task 1", eight, 3, 1, 16, true},
+		// Four nodes of two AMs, four of one AM and four tasks: 12 AMs
+		// beside 16 tasks; a 13th shuts a node's four (12 left).
+		{"AM 4, task 1", eight, 4, 1, 12, true},
+		// 3 + 3 leaves 2 vcores no container uses: one pair per node,
+		// where 64/6 would say 10.7.
+		{"AM 3, task 3", eight, 3, 3, 8, true},
+		// 4 + 3 leaves 1: one pair per node, where 64/7 says 9.1.
+		{"AM 4, task 3", eight, 4, 3, 8, true},
+		// Three nodes of 4 AMs and a task, five of two tasks: 12 AMs
+		// beside 13 tasks; no 13th fits beside 13.
+		{"AM 1, task 4", eight, 1, 4, 12, true},
+		// One node of 16 and four of 4 vcores, AMs of 2, tasks of 3: the
+		// small nodes hold a task or an AM, never both; five AMs on the
+		// large node leave two tasks there and four on the small ones.
+		{"mixed nodes", [][2]float64{{16, 1}, {4, 4}}, 2, 3, 5, true},
+		{"no AM size", eight, 0, 3, 0, false},
+		{"too many steps", [][2]float64{{64, 1000}}, 1, 1, 0, false},
+	}
+	for _, c := range cases {
+		got, ok := Pairs(c.nodes, c.am, c.task)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: Pairs = %d, %v; want %d, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 func TestSafeReserve(t *testing.T) {
 	eight := [][2]int64{{8 * vcore, 8}}
 	cases := []struct {
@@ -245,15 +287,19 @@ func TestParams(t *testing.T) {
 		want func(c Config) bool
 	}{
 		{"autoadmin", Default(), true, func(c Config) bool {
-			return c.Floor == 0.4 && c.Idle == 0.4 && c.ScaleUp && !c.ColdStart && len(c.Dims) == 2 && c.Guard
+			return c.Floor == 0.4 && c.Idle == 0.4 && c.ScaleUp && !c.ColdStart && len(c.Dims) == 2 && c.Guard && !c.HoldEarly && !c.Slots
 		}},
 		{"autoadmin:dims=vcores,guard=false", Default(), true, func(c Config) bool {
 			return reflect.DeepEqual(c, Paper())
 		}},
 		{"autoadmin:floor=0,dims=all", Default(), true, func(c Config) bool { return c.Floor == 0 && len(c.Dims) == 2 }},
 		{"autoadmin:dims=memory,scale_up=false", Default(), true, func(c Config) bool { return c.Dims[0] == resource.Memory && !c.ScaleUp }},
-		{"autoadmin+", Plus(), true, func(c Config) bool { return c.Floor == 0 && c.ColdStart && c.Packing && c.Demand && c.Safe }},
-		{"autoadmin+:packing=false", Plus(), true, func(c Config) bool { return !c.Packing && c.ColdStart }},
+		{"autoadmin+", Plus(), true, func(c Config) bool {
+			return c.Floor == 0 && c.ColdStart && c.Slots && !c.Packing && !c.Demand && c.Safe && c.Guard && c.HoldEarly && len(c.Dims) == 2
+		}},
+		{"autoadmin:hold_early=true", Default(), true, func(c Config) bool { return c.HoldEarly && c.Guard && !c.Slots }},
+		{"autoadmin+:slots=false", Plus(), true, func(c Config) bool { return !c.Slots && c.ColdStart }},
+		{"autoadmin:slots=true", Default(), true, func(c Config) bool { return c.Slots && c.Floor == 0.4 && !c.ColdStart }},
 		{"autoadmin:floor=1.5", Default(), false, nil},
 		{"autoadmin:dims=gpus", Default(), false, nil},
 		{"autoadmin:reserve=3", Default(), false, nil},

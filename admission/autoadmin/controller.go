@@ -19,7 +19,10 @@ type Controller struct {
 	capacity resource.Vector
 	shapes   []nodeShape
 	nodeCaps [resource.NumDims][][2]int64 // per dimension: capacity and count of each shape
-	ric      *RIC
+	// slots caches Pairs per dimension for the last average sizes, which
+	// change far less often than Admit is asked.
+	slots [resource.NumDims]slotsMemo
+	ric   *RIC
 
 	// amHeld is ARC's TotalAMC_R: the AMs of admitted jobs, counted from
 	// admission until their container ends, so that a burst admitted in
@@ -51,6 +54,10 @@ type Controller struct {
 	// scratch for a job's task requests.
 	guard *guard
 	tasks []resource.Vector
+	// With HoldEarly: hold is scratch for a job's early-starting tasks,
+	// and held follows the ones the guard counts.
+	hold []resource.Vector
+	held *holds
 
 	rec recorder
 }
@@ -85,6 +92,10 @@ func New(v *sched.View, cfg Config) *Controller {
 	}
 	if cfg.Guard {
 		c.guard = newGuard(cl, sustainedLoad(v.LoadForecast()), v.LoadForecast() != nil)
+		if cfg.HoldEarly {
+			c.held = newHolds(cl.NumNodes())
+			c.guard.sizes = true
+		}
 	}
 	c.rec.init(cfg.Dims)
 	return c
@@ -114,6 +125,12 @@ func (c *Controller) predict() (capacity, reserve resource.Vector) {
 			in.AvgAM = float64(c.declAM[d]) / float64(c.declN)
 			in.AvgTC = float64(c.declTC[d]) / float64(c.declN)
 		}
+		if c.cfg.Slots && in.Known {
+			if p, ok := c.pairs(d, in.AvgAM, in.AvgTC); ok {
+				in.C = float64(p) * (in.AvgAM + in.AvgTC)
+				capacity[d] = int64(math.Floor(in.C))
+			}
+		}
 		if c.cfg.Packing && in.Known {
 			in.C = 0
 			for _, s := range c.shapes {
@@ -127,6 +144,28 @@ func (c *Controller) predict() (capacity, reserve resource.Vector) {
 		}
 	}
 	return capacity, reserve
+}
+
+// slotsMemo is the last answer of Pairs in one dimension.
+type slotsMemo struct {
+	set      bool
+	am, task float64
+	pairs    int64
+	ok       bool
+}
+
+// pairs is Pairs over the cluster's nodes in dimension d, cached.
+func (c *Controller) pairs(d resource.Dim, am, task float64) (int64, bool) {
+	m := &c.slots[d]
+	if !m.set || m.am != am || m.task != task {
+		nodes := make([][2]float64, len(c.shapes))
+		for i, s := range c.shapes {
+			nodes[i] = [2]float64{float64(s.capacity[d]), float64(s.count)}
+		}
+		p, ok := Pairs(nodes, am, task)
+		*m = slotsMemo{set: true, am: am, task: task, pairs: p, ok: ok}
+	}
+	return m.pairs, m.ok
 }
 
 // safeReserve is SafeReserve for the largest task an unfinished job
@@ -155,9 +194,19 @@ func (c *Controller) wouldAdmit(j *sched.Job) bool {
 	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		return c.guard.safe(j.Spec().AM, c.tasks)
+		return c.guard.safe(j.Spec().AM, c.tasks, c.heldOf(j))
 	}
 	return true
+}
+
+// heldOf returns job j's tasks that the guard holds like AMs: none without
+// HoldEarly.
+func (c *Controller) heldOf(j *sched.Job) []resource.Vector {
+	if !c.cfg.HoldEarly {
+		return nil
+	}
+	c.hold = heldTasks(c.hold, j)
+	return c.hold
 }
 
 // Admit applies ARC's test (and the guard) to the first waiting job. A job
@@ -176,7 +225,10 @@ func (c *Controller) Admit(j *sched.Job) bool {
 	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		c.guard.admit(am, c.tasks)
+		c.guard.admit(am, c.tasks, c.heldOf(j))
+		if c.held != nil {
+			c.held.admit(j)
+		}
 	}
 	c.amHeld = c.amHeld.Add(am)
 	c.running++
@@ -205,6 +257,9 @@ func (c *Controller) JobFinished(j *sched.Job) {
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
 		c.guard.finish(c.tasks)
+	}
+	if c.held != nil {
+		c.held.finish(j, c.touch)
 	}
 	c.declare(j, -1)
 	c.note()
@@ -286,11 +341,18 @@ func (c *Controller) updateDemand(j *sched.Job) {
 // resource manager makes them (ContainerChanged).
 func (c *Controller) NodeUpdated(n *cluster.Node) { c.updateNode(n) }
 
+// touch refreshes node id's records.
+func (c *Controller) touch(id int) { c.updateNode(c.v.Cluster().Node(cluster.NodeID(id))) }
+
 // updateNode refreshes node n's record in the RIC and the guard.
 func (c *Controller) updateNode(n *cluster.Node) {
 	c.ric.Update(n)
 	if c.guard != nil {
-		c.guard.node(n)
+		am := n.AMAllocated()
+		if c.held != nil {
+			am = am.Add(c.held.at(n.ID()))
+		}
+		c.guard.node(n, am)
 	}
 }
 
@@ -303,6 +365,15 @@ func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerStat
 	if s != sched.Allocated && !s.Terminal() {
 		return
 	}
+	_, wasAllocated := ct.Time(sched.Allocated)
+	if c.held != nil && !ct.IsAM() {
+		switch {
+		case s == sched.Allocated:
+			c.held.allocated(ct, c.guard, c.touch)
+		case wasAllocated:
+			c.held.ended(ct, c.touch)
+		}
+	}
 	c.updateNode(ct.Node())
 	if c.guard != nil && s == sched.Allocated && ct.IsAM() {
 		c.guard.place(ct.Request())
@@ -310,7 +381,7 @@ func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerStat
 	if c.cfg.Demand && !ct.IsAM() {
 		c.updateDemand(ct.Job())
 	}
-	if _, held := ct.Time(sched.Allocated); s.Terminal() && ct.IsAM() && held {
+	if s.Terminal() && ct.IsAM() && wasAllocated {
 		c.amHeld = c.amHeld.Sub(ct.Request())
 	}
 	c.note()

@@ -59,10 +59,12 @@ func admitted(js []*sched.Job) int {
 
 // Admission at a burst, before anything runs, for each configuration: the
 // paper's reserves 40 % of C_R (26 of 64 vcores); autoadmin+ computes Eq.
-// 3.2 from what the jobs declare.
+// 3.2 from what the jobs declare, over what whole containers can hold.
 func TestBurstAdmission(t *testing.T) {
-	noDemand := autoadmin.Plus()
-	noDemand.Demand = false
+	demand := autoadmin.Plus()
+	demand.Demand = true
+	packing := autoadmin.Plus()
+	packing.Slots, packing.Packing = false, true
 	cases := []struct {
 		name           string
 		cfg            autoadmin.Config
@@ -75,16 +77,27 @@ func TestBurstAdmission(t *testing.T) {
 		{"paper, AM 1, task 1", autoadmin.Paper(), 1, 1, 1, 38, 26},
 		// The same 26 whatever the sizes: (64 − 26)/2 = 19 AMs of 2.
 		{"paper, AM 2, task 4", autoadmin.Paper(), 2, 4, 1, 19, 26},
-		// Declared AM 1, task 4: 64·4/5 = 51.2 → 52; 64 − 11 − 1 = 52.
-		{"cold start, AM 1, task 4", autoadmin.Plus(), 1, 4, 1, 12, 52},
-		// AM 3, task 3 on 8-vcore nodes: containers fill 6 of each
-		// node's 8, so C_R counts 48: R_R = 24, and 48 − 21 − 3 = 24
-		// admits 8 AMs.
-		{"packing, AM 3, task 3", autoadmin.Plus(), 3, 3, 1, 8, 24},
-		// Four tasks of 1 vcore per job: a demand of 4, 64·4/5 → 52.
-		{"demand, 4 tasks", autoadmin.Plus(), 1, 1, 4, 12, 52},
-		// Without demand one task counts: 64·1/2 = 32.
-		{"no demand, 4 tasks", noDemand, 1, 1, 4, 32, 32},
+		// Declared AM 1, task 4: Pairs = 12 (three nodes of 4 AMs and a
+		// task, five of two tasks), so C_R counts 12·5 = 60 and R_R =
+		// 60·4/5 = 48: 60 − 11 − 1 = 48 admits 12.
+		{"cold start, AM 1, task 4", autoadmin.Plus(), 1, 4, 1, 12, 48},
+		// AM 3, task 3 on 8-vcore nodes: one pair per node, C_R counts
+		// 8·6 = 48: R_R = 24, and 48 − 21 − 3 = 24 admits 8 AMs.
+		{"slots, AM 3, task 3", autoadmin.Plus(), 3, 3, 1, 8, 24},
+		// AM 4, task 3: still one pair per node, C_R = 8·7 = 56, R_R =
+		// 24: 56 − 28 − 4 = 24 admits 8. Packing sees 4 + 4 fill a node
+		// (C_R = 64, R_R = 64·3/7 → 28) and admits (64 − 28)/4 = 9.
+		{"slots, AM 4, task 3", autoadmin.Plus(), 4, 3, 1, 8, 24},
+		{"packing, AM 4, task 3", packing, 4, 3, 1, 9, 28},
+		// AM 4, task 1: Pairs = 12, C_R = 60, R_R = 12: 60 − 44 − 4 = 12
+		// admits 12, where the paper's floor (26) admits 9.
+		{"slots, AM 4, task 1", autoadmin.Plus(), 4, 1, 1, 12, 12},
+		{"paper, AM 4, task 1", autoadmin.Paper(), 4, 1, 1, 9, 26},
+		// Four tasks of 1 vcore per job with demand: a task of 4 in
+		// Pairs, as in the cold-start case: 12 admitted, R_R 48.
+		{"demand, 4 tasks", demand, 1, 1, 4, 12, 48},
+		// Without demand one task counts: Pairs = 32, C_R = 64, R_R 32.
+		{"no demand, 4 tasks", autoadmin.Plus(), 1, 1, 4, 32, 32},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -228,5 +241,69 @@ func TestSeries(t *testing.T) {
 	}
 	if rep.ReserveAvg["vcores"] != 26 || rep.Config == "" {
 		t.Errorf("report %+v", rep)
+	}
+}
+
+// A reduce at slow-start holds its container until its job's maps end. On
+// two nodes of 8 vcores, jobs with an AM of 3 vcores, two maps of 4 and a
+// reduce of 2 asked for after the first map: a node holding an AM and a
+// reduce has 3 vcores left, too few for a map, so two jobs whose AMs and
+// reduces land on different nodes can deadlock. With hold_early the guard
+// counts each reduce like an AM until its job's maps are all allocated;
+// without it, it counts AMs only. The cases are worked by hand from
+// shapeSafe: a node with room r for a map of 4 is shut by (r − 4)/3 + 1
+// held containers of at most 3.
+func TestHoldEarly(t *testing.T) {
+	spec := func(i int) sched.JobSpec {
+		return sched.JobSpec{Key: fmt.Sprintf("j%d", i), AM: resource.New(3, 1024), Phases: []sched.PhaseSpec{
+			{Tasks: 2, Request: resource.New(4, 1024), StartAfter: 1},
+			{Tasks: 1, Request: resource.New(2, 1024), StartAfter: 0.05},
+		}}
+	}
+	cfg := func(hold bool) autoadmin.Config {
+		c := autoadmin.Default()
+		c.Floor, c.Idle, c.HoldEarly = 0, 0, hold
+		return c
+	}
+	cases := []struct {
+		name string
+		hold bool
+		// Admitted of 4 jobs: at submission; with J1's AM on node 0, its
+		// first map done there and its reduce beside it; and once its
+		// second map is allocated on node 1.
+		atSubmit, withReduce, mapsAllocated int
+	}{
+		// AMs only: 3 AMs in flight shut one node (2 each), 4 shut both.
+		{"AMs only", false, 3, 3, 3},
+		// J1 alone is 2 held containers, shutting one node. J2 would add
+		// 2 more: 4 shut both. With J1's AM and reduce on node 0 (3
+		// vcores left, no map fits) node 1 is the only node for J1's
+		// second map, and J2's AM and reduce shut it. Once that map is
+		// allocated J1's reduce no longer counts: node 0 has room 5
+		// (shut by 1), node 1 room 8 (shut by 2), and J2's 2 shut one.
+		{"hold_early", true, 1, 1, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, _ := harness(t, 2, cfg(c.hold))
+			var js []*sched.Job
+			for i := range 4 {
+				js = append(js, h.Submit(spec(i)))
+			}
+			if got := admitted(js); got != c.atSubmit {
+				t.Fatalf("admitted %d at submission, want %d", got, c.atSubmit)
+			}
+			h.Place(js[0], sched.AMPhase, 0)
+			h.Complete(h.Place(js[0], 0, 0))
+			h.Place(js[0], 1, 0) // the reduce, beside the AM
+			if got := admitted(js); got != c.withReduce {
+				t.Fatalf("admitted %d with J1's AM and reduce on node 0, want %d", got, c.withReduce)
+			}
+			h.Place(js[0], 0, 1) // the second map: every map of J1 allocated
+			h.Core.NodeUpdate(h.Now, h.Node(1))
+			if got := admitted(js); got != c.mapsAllocated {
+				t.Fatalf("admitted %d once J1's maps are allocated, want %d", got, c.mapsAllocated)
+			}
+		})
 	}
 }

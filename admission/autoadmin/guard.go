@@ -29,7 +29,12 @@ type guard struct {
 	unplacedN int
 	shapes    map[resource.Vector]int // task requests of admitted, unfinished jobs: jobs asking each
 
-	kills []kill // scratch
+	// sizes adds a second bound on how many nodes the items in flight can
+	// shut, from their total size (shapeSafe); it matters when they differ
+	// in size, as AMs and held reduces do.
+	sizes  bool
+	kills  []kill    // scratch
+	slacks []float64 // scratch
 
 	// sustained is the load the guard plans around when the workload has
 	// an external load curve; without one, a node's external load is what
@@ -94,13 +99,14 @@ func sustainedLoad(c *cluster.LoadCurve) float64 {
 	return low
 }
 
-// node records what AMs hold on node n now, and what n offers when its
-// capacity, schedulability or held resources changed.
-func (g *guard) node(n *cluster.Node) {
+// node records what AMs (and tasks held like them) hold on node n now,
+// and what n offers when its capacity, schedulability or held resources
+// changed.
+func (g *guard) node(n *cluster.Node, am resource.Vector) {
 	if int(n.ID()) >= len(g.usable) {
 		g.grow(n)
 	}
-	g.set(int(n.ID()), g.usableOf(n), n.AMAllocated())
+	g.set(int(n.ID()), g.usableOf(n), am)
 }
 
 func (g *guard) set(id int, usable, am resource.Vector) {
@@ -115,12 +121,18 @@ func (g *guard) set(id int, usable, am resource.Vector) {
 	g.groups[[2]resource.Vector{usable, am}]++
 }
 
-// admit and place follow an AM from admission to its allocation; finish
-// drops a job's task shapes.
-func (g *guard) admit(am resource.Vector, tasks []resource.Vector) {
+// admit and place follow an AM, and any task held like one (hold), from
+// admission to its allocation; finish drops a job's task shapes.
+func (g *guard) admit(am resource.Vector, tasks, hold []resource.Vector) {
 	if !am.IsZero() {
 		g.unplaced[am]++
 		g.unplacedN++
+	}
+	for _, h := range hold {
+		if !h.IsZero() {
+			g.unplaced[h]++
+			g.unplacedN++
+		}
 	}
 	for _, t := range tasks {
 		g.shapes[t]++
@@ -145,36 +157,47 @@ func (g *guard) finish(tasks []resource.Vector) {
 	}
 }
 
-// safe reports whether admitting a job with AM am and task requests tasks
-// keeps every task shape placeable (see guard).
-func (g *guard) safe(am resource.Vector, tasks []resource.Vector) bool {
+// safe reports whether admitting a job with AM am, task requests tasks and
+// tasks held like AMs hold keeps every task shape placeable (see guard).
+func (g *guard) safe(am resource.Vector, tasks, hold []resource.Vector) bool {
 	n := g.unplacedN
-	var big resource.Vector
-	for a := range g.unplaced {
+	var big, sum resource.Vector
+	for a, k := range g.unplaced {
 		big = big.Max(a)
+		sum = sum.Add(a.Mul(int64(k)))
 	}
-	if !am.IsZero() {
-		n++
-		big = big.Max(am)
+	for _, h := range append([]resource.Vector{am}, hold...) {
+		if !h.IsZero() {
+			n++
+			big = big.Max(h)
+			sum = sum.Add(h)
+		}
 	}
 	for t := range g.shapes {
-		if !g.shapeSafe(t, n, big) {
+		if !g.shapeSafe(t, n, big, sum) {
 			return false
 		}
 	}
 	for _, t := range tasks {
-		if g.shapes[t] == 0 && !g.shapeSafe(t, n, big) {
+		if g.shapes[t] == 0 && !g.shapeSafe(t, n, big, sum) {
 			return false
 		}
 	}
 	return true
 }
 
-// shapeSafe reports whether n AMs of at most big each cannot shut every node
-// that fits a task t beside its placed AMs. Shutting a node takes the fewest
-// AMs that bring its room below t in some resource; the worst placement
-// shuts the cheapest nodes first.
-func (g *guard) shapeSafe(t resource.Vector, n int, big resource.Vector) bool {
+// shapeSafe reports whether n AMs of at most big each, sum in all, cannot
+// shut every node that fits a task t beside its placed AMs. Shutting a node
+// takes the fewest AMs that bring its room below t in some resource; the
+// worst placement shuts the cheapest nodes first. With sizes, a second
+// bound: nodes shut through resource d hold more than their slack (room − t)
+// in d, so the cheapest of them by slack have slacks summing below sum[d];
+// no placement shuts more nodes than the sum of those counts over
+// resources, and the guard keeps the smaller of the two bounds.
+func (g *guard) shapeSafe(t resource.Vector, n int, big, sum resource.Vector) bool {
+	if g.sizes && g.sizeBound(t, sum) {
+		return true
+	}
 	g.kills = g.kills[:0]
 	fits := 0
 	for k, count := range g.groups {
@@ -219,6 +242,60 @@ func (g *guard) shapeSafe(t resource.Vector, n int, big resource.Vector) bool {
 		}
 	}
 	return shut < fits
+}
+
+// sizeBound reports whether the items in flight, sum in all, are too small
+// in total to shut every node that fits t (see shapeSafe).
+func (g *guard) sizeBound(t, sum resource.Vector) bool {
+	fits, shut := 0, 0
+	for k, count := range g.groups {
+		if t.Fits(k[0].Sub(k[1])) {
+			fits += count
+		}
+	}
+	if fits == 0 {
+		return false
+	}
+	for d := range sum {
+		if sum[d] <= 0 {
+			continue
+		}
+		g.slacks = g.slacks[:0]
+		for k, count := range g.groups {
+			room := k[0].Sub(k[1])
+			if !t.Fits(room) {
+				continue
+			}
+			for range count {
+				g.slacks = append(g.slacks, float64(room[d]-t[d]))
+			}
+		}
+		slices.Sort(g.slacks)
+		used := 0.0
+		for _, sl := range g.slacks {
+			if used+sl >= float64(sum[d]) {
+				break
+			}
+			used += sl
+			shut++
+		}
+	}
+	return shut < fits
+}
+
+// heldTasks appends to buf[:0] one request per task of job j that may start
+// before its previous phase completes: phases after the first with
+// StartAfter below 1.
+func heldTasks(buf []resource.Vector, j *sched.Job) []resource.Vector {
+	out := buf[:0]
+	for k, p := range j.Spec().Phases {
+		if k > 0 && p.StartAfter < 1 {
+			for range p.Tasks {
+				out = append(out, p.Request)
+			}
+		}
+	}
+	return out
 }
 
 // taskShapes appends a job's distinct task requests to buf[:0].

@@ -22,26 +22,34 @@ func TestGuardSafe(t *testing.T) {
 		unplaced []resource.Vector       // admitted AMs not yet placed
 		am, task resource.Vector         // the job asking
 		want     bool
+		hold     []resource.Vector // the asking job's tasks held like AMs
 	}{
-		{"two nodes, one AM shuts neither", []resource.Vector{v(4, 4096), v(4, 4096)}, 0, nil, nil, v(1, 1024), v(2, 1024), true},
-		{"one node, its own AM may take the task's room", []resource.Vector{v(4, 4096)}, 0, nil, nil, v(1, 1024), v(4, 1024), false},
+		{"two nodes, one AM shuts neither", []resource.Vector{v(4, 4096), v(4, 4096)}, 0, nil, nil, v(1, 1024), v(2, 1024), true, nil},
+		{"one node, its own AM may take the task's room", []resource.Vector{v(4, 4096)}, 0, nil, nil, v(1, 1024), v(4, 1024), false, nil},
 		// Memory binds: room 8192, task 2048, AM 2048: (8192-2048)/2048+1
 		// = 4 AMs shut the node, while vcores would need 16.
-		{"memory binds, 3 AMs in flight", []resource.Vector{v(16, 8192)}, 0, nil, []resource.Vector{v(1, 2048), v(1, 2048)}, v(1, 2048), v(1, 2048), true},
-		{"memory binds, 4 AMs in flight", []resource.Vector{v(16, 8192)}, 0, nil, []resource.Vector{v(1, 2048), v(1, 2048), v(1, 2048)}, v(1, 2048), v(1, 2048), false},
+		{"memory binds, 3 AMs in flight", []resource.Vector{v(16, 8192)}, 0, nil, []resource.Vector{v(1, 2048), v(1, 2048)}, v(1, 2048), v(1, 2048), true, nil},
+		{"memory binds, 4 AMs in flight", []resource.Vector{v(16, 8192)}, 0, nil, []resource.Vector{v(1, 2048), v(1, 2048), v(1, 2048)}, v(1, 2048), v(1, 2048), false, nil},
 		// Only the 16-vcore node fits an 8-vcore task: 9 AMs of 1 vcore
 		// shut it, whatever the small nodes have in sum.
 		{"fragmented, 8 AMs in flight", []resource.Vector{v(16, 65536), v(4, 16384), v(4, 16384), v(4, 16384)}, 0, nil,
-			[]resource.Vector{v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1)}, v(1, 1), v(8, 1024), true},
+			[]resource.Vector{v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1)}, v(1, 1), v(8, 1024), true, nil},
 		{"fragmented, 9 AMs in flight", []resource.Vector{v(16, 65536), v(4, 16384), v(4, 16384), v(4, 16384)}, 0, nil,
-			[]resource.Vector{v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1)}, v(1, 1), v(8, 1024), false},
-		{"placed AMs count where they are", []resource.Vector{v(16, 65536), v(4, 16384)}, 0, map[int]resource.Vector{0: v(8, 8)}, nil, v(1, 1), v(8, 1024), false},
-		{"placed AMs elsewhere do not", []resource.Vector{v(16, 65536), v(4, 16384)}, 0, map[int]resource.Vector{1: v(4, 8)}, nil, v(1, 1), v(8, 1024), true},
+			[]resource.Vector{v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1), v(1, 1)}, v(1, 1), v(8, 1024), false, nil},
+		{"placed AMs count where they are", []resource.Vector{v(16, 65536), v(4, 16384)}, 0, map[int]resource.Vector{0: v(8, 8)}, nil, v(1, 1), v(8, 1024), false, nil},
+		{"placed AMs elsewhere do not", []resource.Vector{v(16, 65536), v(4, 16384)}, 0, map[int]resource.Vector{1: v(4, 8)}, nil, v(1, 1), v(8, 1024), true, nil},
 		// A sustained load of 0.5 leaves 8 of 16 vcores: one 1-vcore AM
 		// shuts the node for an 8-vcore task.
-		{"sustained external load", []resource.Vector{v(16, 65536)}, 0.5, nil, nil, v(1, 1), v(8, 1024), false},
-		{"a job without an AM shuts nothing", []resource.Vector{v(8, 8192)}, 0, nil, nil, resource.Vector{}, v(8, 8192), true},
-		{"a task no node fits", []resource.Vector{v(4, 4096)}, 0, nil, nil, resource.Vector{}, v(8, 1024), false},
+		{"sustained external load", []resource.Vector{v(16, 65536)}, 0.5, nil, nil, v(1, 1), v(8, 1024), false, nil},
+		{"a job without an AM shuts nothing", []resource.Vector{v(8, 8192)}, 0, nil, nil, resource.Vector{}, v(8, 8192), true, nil},
+		{"a task no node fits", []resource.Vector{v(4, 4096)}, 0, nil, nil, resource.Vector{}, v(8, 1024), false, nil},
+		// An 8-vcore node, an AM of 3 and 4-vcore maps: room 8 − 4 = 4
+		// takes (4/3) + 1 = 2 held containers of at most 3 to shut. The AM
+		// alone cannot; the AM and a reduce at slow-start (2 vcores, held
+		// until the maps end) can.
+		{"an AM alone", []resource.Vector{v(8, 8192)}, 0, nil, nil, v(3, 1024), v(4, 1024), true, nil},
+		{"an AM and a held reduce", []resource.Vector{v(8, 8192)}, 0, nil, nil, v(3, 1024), v(4, 1024), false, []resource.Vector{v(2, 1024)}},
+		{"a held reduce already in flight", []resource.Vector{v(8, 8192)}, 0, nil, []resource.Vector{v(2, 1024)}, v(3, 1024), v(4, 1024), false, nil},
 	}
 	for _, c := range cases {
 		cl, _ := cluster.New(c.nodes)
@@ -50,9 +58,9 @@ func TestGuardSafe(t *testing.T) {
 			g.set(id, g.usable[id], am)
 		}
 		for _, am := range c.unplaced {
-			g.admit(am, nil)
+			g.admit(am, nil, nil)
 		}
-		if got := g.safe(c.am, []resource.Vector{c.task}); got != c.want {
+		if got := g.safe(c.am, []resource.Vector{c.task}, c.hold); got != c.want {
 			t.Errorf("%s: safe %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -66,17 +74,17 @@ func TestGuardFollowsJobs(t *testing.T) {
 	g := newGuard(cl, 0, false)
 	big := []resource.Vector{v(8, 1024)}
 	for range 8 {
-		if !g.safe(v(1, 1), big) {
+		if !g.safe(v(1, 1), big, nil) {
 			t.Fatal("refused before 9 AMs were in flight")
 		}
-		g.admit(v(1, 1), big)
+		g.admit(v(1, 1), big, nil)
 	}
-	if g.safe(v(1, 1), nil) {
+	if g.safe(v(1, 1), nil, nil) {
 		t.Fatal("a 9th AM in flight could shut the only node for the admitted jobs' 8-vcore tasks")
 	}
 	g.place(v(1, 1))
 	g.set(1, g.usable[1], v(1, 1)) // landed on the small node
-	if !g.safe(v(1, 1), nil) {
+	if !g.safe(v(1, 1), nil, nil) {
 		t.Fatal("with one AM placed on the small node, 8 in flight cannot shut the big one")
 	}
 	g.finish(big)
@@ -119,22 +127,22 @@ func TestGuardFollowsLiveNodes(t *testing.T) {
 	cl, led := cluster.New([]resource.Vector{v(4, 16384)})
 	g := newGuard(cl, 0, false)
 	task := []resource.Vector{v(8, 1024)}
-	if g.safe(v(1, 1), task) {
+	if g.safe(v(1, 1), task, nil) {
 		t.Fatal("an 8-vcore task fits no node yet")
 	}
 	big, err := led.AddNode("big", v(16, 65536))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.node(big)
-	if !g.safe(v(1, 1), task) {
+	g.node(big, resource.Vector{})
+	if !g.safe(v(1, 1), task, nil) {
 		t.Fatal("the joined 16-vcore node fits the task beside one AM")
 	}
 	if err := led.SetHeld(big.ID(), v(8, 0)); err != nil {
 		t.Fatal(err)
 	}
-	g.node(big)
-	if g.safe(v(1, 1), task) {
+	g.node(big, resource.Vector{})
+	if g.safe(v(1, 1), task, nil) {
 		t.Fatal("with 8 of 16 vcores held by others, one AM shuts the node for an 8-vcore task")
 	}
 	if err := led.SetHeld(big.ID(), resource.Vector{}); err != nil {
@@ -143,8 +151,43 @@ func TestGuardFollowsLiveNodes(t *testing.T) {
 	if err := led.SetSchedulable(big.ID(), false); err != nil {
 		t.Fatal(err)
 	}
-	g.node(big)
-	if g.safe(v(1, 1), task) {
+	g.node(big, resource.Vector{})
+	if g.safe(v(1, 1), task, nil) {
 		t.Fatal("a cordoned node offers nothing")
+	}
+}
+
+// The size bound (hold_early): held containers in flight of different sizes
+// shut a node only if those on it exceed its slack, room − task, in some
+// resource; n containers of the largest size overstate them. Two nodes of
+// <8 vcores, 8 GB>, tasks <1 vcore, 1 GB>: slack 7 vcores, 7 GB each.
+func TestGuardSizeBound(t *testing.T) {
+	v := resource.New
+	am, reduce := v(4, 1024), v(1, 1024)
+	cases := []struct {
+		name     string
+		inFlight []resource.Vector
+		sizes    bool
+		want     bool
+	}{
+		// Counted as 4 containers of 4 vcores: 2 shut a node, 4 shut both.
+		{"AM and 3 reduces, count bound only", []resource.Vector{am, reduce, reduce, reduce}, false, false},
+		// 7 vcores in all cannot exceed one node's slack of 7.
+		{"AM and 3 reduces, size bound", []resource.Vector{am, reduce, reduce, reduce}, true, true},
+		// 8 vcores can shut one node (4 + 4 > 7), not two.
+		{"2 AMs, size bound", []resource.Vector{am, am}, true, true},
+		// 16 vcores: 4 + 4 on each node shuts both.
+		{"4 AMs, size bound", []resource.Vector{am, am, am, am}, true, false},
+	}
+	for _, c := range cases {
+		cl, _ := cluster.New([]resource.Vector{v(8, 8192), v(8, 8192)})
+		g := newGuard(cl, 0, false)
+		g.sizes = c.sizes
+		for _, x := range c.inFlight {
+			g.admit(x, nil, nil)
+		}
+		if got := g.safe(resource.Vector{}, []resource.Vector{v(1, 1024)}, nil); got != c.want {
+			t.Errorf("%s: safe %v, want %v", c.name, got, c.want)
+		}
 	}
 }

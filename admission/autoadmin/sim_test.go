@@ -53,10 +53,13 @@ func runCase(t *testing.T, doc, pol, adm string) ([]metrics.Job, *metrics.Summar
 // waits. At 10 J1 and J2 end and their AMs go: with 2 held J4 passes (10 −
 // 2 − 2 = 6 ≥ 5), and J3's and J4's tasks run [10, 20]. Makespan 20.
 //
-// autoadmin+: the jobs declare AM 2 and task 2, so R_R = 5 at once, and the
-// deadlock bound (one node: 2 − 2 + 2 = 2) is below it. J1 and J2 pass, J3
-// does not (10 − 4 − 2 = 4 < 5). At 10 J1 and J2 end, and J3 and J4 both
-// pass (10 − 2 − 2 = 6 ≥ 5). Makespan 20, and 2 vcores stay idle in [0, 10].
+// autoadmin+: the jobs declare AM 2 and task 2. In whole containers the
+// node holds two AMs beside two tasks (a third AM would leave room for two
+// tasks beside three AMs), so C_R counts 2·(2 + 2) = 8 and R_R = 8·2/4 = 4
+// at once; the deadlock bound (one node: 2 − 2 + 2 = 2) is below it. J1 and
+// J2 pass (8 − 2 − 2 = 4 ≥ 4), J3 does not (8 − 4 − 2 = 2 < 4). At 10 J1 and
+// J2 end, and J3 and J4 both pass (8 − 2 − 2 = 4 ≥ 4). Makespan 20, and 2
+// vcores stay idle in [0, 10].
 func TestHandComputedBurst(t *testing.T) {
 	cases := []struct {
 		adm      string
@@ -66,7 +69,7 @@ func TestHandComputedBurst(t *testing.T) {
 	}{
 		{"none", []expect{{"J1", 0, 0, 10}, {"J2", 0, 10, 20}, {"J3", 0, 10, 20}, {"J4", 0, 20, 30}}, 30, 0},
 		{"autoadmin", []expect{{"J1", 0, 0, 10}, {"J2", 0, 0, 10}, {"J3", 0, 10, 20}, {"J4", 10, 10, 20}}, 20, 6},
-		{"autoadmin+", []expect{{"J1", 0, 0, 10}, {"J2", 0, 0, 10}, {"J3", 10, 10, 20}, {"J4", 10, 10, 20}}, 20, 5},
+		{"autoadmin+", []expect{{"J1", 0, 0, 10}, {"J2", 0, 0, 10}, {"J3", 10, 10, 20}, {"J4", 10, 10, 20}}, 20, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.adm, func(t *testing.T) {
