@@ -643,7 +643,11 @@ func aaMarkdown(cfg Config, plan aaPlan, homo, hetero, burstHomo []*aaCase, burs
 				same++
 			}
 		}
-		p("- autoadmin gives the literal rule's makespan on every seed of %d of %d settings: on these workloads its guard and its memory reservation change no outcome.\n", same, len(faithful))
+		if same == len(faithful) {
+			p("- autoadmin gives the literal rule's makespan on every seed of every setting: on these workloads its guard and its memory reservation change no outcome.\n")
+		} else {
+			p("- autoadmin gives the literal rule's makespan on every seed of %d of %d settings; on the others its guard (with reduces at slow-start held) changes who is admitted.\n", same, len(faithful))
+		}
 		if len(worseAt) == 0 {
 			p("- autoadmin+ scores below autoadmin on no setting.\n\n")
 		} else {

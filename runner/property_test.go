@@ -95,9 +95,9 @@ func checkProperties(t *testing.T, seed uint64, doc string, w *workload.Workload
 	if s.Deadlocked != (len(s.StuckJobs) > 0) || s.JobsCompleted+len(s.StuckJobs) != s.JobsTotal {
 		t.Errorf("%s: deadlocked %v, %d of %d completed, %d stuck", where, s.Deadlocked, s.JobsCompleted, s.JobsTotal, len(s.StuckJobs))
 	}
-	// autoadmin+ holds reduces at slow-start in its guard (hold_early), so
-	// its promise does not need the premise that every task ends on its own.
-	promise := (adm == "autoadmin" || adm == "autoadmin+") && forced(s.Reports) == 0 && workConserving[pol] && guaranteed(w, adm == "autoadmin+")
+	// Both defaults hold reduces at slow-start in their guard (hold_early), so
+	// their promise does not need the premise that every task ends on its own.
+	promise := (adm == "autoadmin" || adm == "autoadmin+") && forced(s.Reports) == 0 && workConserving[pol] && guaranteed(w)
 	if promise && s.Deadlocked {
 		t.Errorf("%s: AutoAdmin deadlocked without a forced admission: %v\n%s", where, s.StuckJobs, doc)
 	}
@@ -108,13 +108,12 @@ func checkProperties(t *testing.T, seed uint64, doc string, w *workload.Workload
 // (docs/autoadmin.md): every request fits some node beside the external
 // load's sustained level (the lowest knot of a periodic curve, the last knot
 // otherwise), since a request that fits no node can never run under any
-// controller; and every task ends on its own, which a phase that starts
-// before the previous one completes (start_after < 1) breaks: its tasks wait
-// for that phase while holding containers its tasks may need, the
-// slow-start hazard that MapReduce answers with reducer preemption. With
-// holdEarly (a guard that holds such tasks like AMs) that premise is not
-// needed.
-func guaranteed(w *workload.Workload, holdEarly bool) bool {
+// controller. Tasks of a phase that starts before the previous one
+// completes (start_after < 1) wait for it while holding containers, the
+// slow-start hazard that MapReduce answers with reducer preemption; the
+// guards of both defaults hold such tasks like AMs (hold_early), so the
+// promise covers them too.
+func guaranteed(w *workload.Workload) bool {
 	frac := 0.0
 	if l := w.Cluster.ExternalLoad; l != nil {
 		frac = l.Points[len(l.Points)-1].Frac
@@ -137,8 +136,8 @@ func guaranteed(w *workload.Workload, holdEarly bool) bool {
 		if !fits(j.AM) {
 			return false
 		}
-		for k, p := range j.Phases {
-			if !fits(p.Request) || (k > 0 && p.StartAfter < 1 && !holdEarly) {
+		for _, p := range j.Phases {
+			if !fits(p.Request) {
 				return false
 			}
 		}

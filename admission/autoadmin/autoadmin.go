@@ -104,10 +104,13 @@ type Config struct {
 }
 
 // Default is the paper's algorithm kept in every resource (dims=all) with
-// the deadlock guard; Paper is the paper's literal rule.
+// the deadlock guard, which counts tasks started at slow-start as held like
+// AMs: such a reduce waits for its maps, so without that the guard's
+// premise (only AMs stay for long) fails and MapReduce jobs with
+// slow-start deadlock. Paper is the paper's literal rule.
 func Default() Config {
 	c := Paper()
-	c.Guard, c.Dims = true, []resource.Dim{resource.VCores, resource.Memory}
+	c.Guard, c.Dims, c.HoldEarly = true, []resource.Dim{resource.VCores, resource.Memory}, true
 	return c
 }
 
@@ -154,7 +157,7 @@ func Params(r *params.Reader, d Config) Config {
 	}
 	dims := r.Choice("dims", dimDef, names,
 		fmt.Sprintf("the resource the reservation is kept in: vcores (the paper's case), memory, or all (both, each with its own R_R; a job must pass in every one; default %s)", dimDef))
-	return Config{
+	cfg := Config{
 		Floor:     r.Float("floor", d.Floor, 0, 1, fmt.Sprintf("least reservation as a fraction of the cluster (Alg. 2 lines 7-8, default %g); 0 disables it", d.Floor)),
 		Idle:      r.Float("idle", d.Idle, 0, 1, fmt.Sprintf("reservation as a fraction of the cluster while no AM or no task container runs (Alg. 2 line 12, default %g)", d.Idle)),
 		ScaleUp:   r.Bool("scale_up", d.ScaleUp, fmt.Sprintf("scale the reservation up by (R_R + TotalAMC_R)/C_R when AMs already hold more than C_R − R_R (Eq. 3.3, default %v)", d.ScaleUp)),
@@ -167,6 +170,12 @@ func Params(r *params.Reader, d Config) Config {
 		Demand:    r.Bool("demand", d.Demand, fmt.Sprintf("use a job's average task demand (the tasks it runs and asks for) in place of the average task container (default %v)", d.Demand)),
 		Safe:      r.Bool("safe", d.Safe, fmt.Sprintf("keep at least the reservation that guarantees some node room free of AMs for the largest declared task (default %v)", d.Safe)),
 	}
+	// hold_early refines the guard: without the guard it means nothing, so
+	// guard=false alone gives the paper's literal rule.
+	if !cfg.Guard {
+		cfg.HoldEarly = false
+	}
+	return cfg
 }
 
 func dimsNamed(name string) []resource.Dim {

@@ -287,7 +287,7 @@ func TestParams(t *testing.T) {
 		want func(c Config) bool
 	}{
 		{"autoadmin", Default(), true, func(c Config) bool {
-			return c.Floor == 0.4 && c.Idle == 0.4 && c.ScaleUp && !c.ColdStart && len(c.Dims) == 2 && c.Guard && !c.HoldEarly && !c.Slots
+			return c.Floor == 0.4 && c.Idle == 0.4 && c.ScaleUp && !c.ColdStart && len(c.Dims) == 2 && c.Guard && c.HoldEarly && !c.Slots
 		}},
 		{"autoadmin:dims=vcores,guard=false", Default(), true, func(c Config) bool {
 			return reflect.DeepEqual(c, Paper())
@@ -297,7 +297,8 @@ func TestParams(t *testing.T) {
 		{"autoadmin+", Plus(), true, func(c Config) bool {
 			return c.Floor == 0 && c.ColdStart && c.Slots && !c.Packing && !c.Demand && c.Safe && c.Guard && c.HoldEarly && len(c.Dims) == 2
 		}},
-		{"autoadmin:hold_early=true", Default(), true, func(c Config) bool { return c.HoldEarly && c.Guard && !c.Slots }},
+		{"autoadmin:hold_early=false", Default(), true, func(c Config) bool { return !c.HoldEarly && c.Guard && !c.Slots }},
+		{"autoadmin:guard=false,hold_early=true", Default(), true, func(c Config) bool { return !c.HoldEarly && !c.Guard }},
 		{"autoadmin+:slots=false", Plus(), true, func(c Config) bool { return !c.Slots && c.ColdStart }},
 		{"autoadmin:slots=true", Default(), true, func(c Config) bool { return c.Slots && c.Floor == 0.4 && !c.ColdStart }},
 		{"autoadmin:floor=1.5", Default(), false, nil},
