@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 
+	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/resource"
 )
 
@@ -36,10 +37,16 @@ func (c *Core) Check() error {
 		}
 		for k := range j.progress {
 			pr := &j.progress[k]
-			n := int32(j.spec.Phases[k].Tasks)
-			if pr.allocated > n || pr.completedRM > pr.allocated || pr.completedAM > pr.completedRM || pr.running < 0 {
+			n := pr.allocated
+			if !j.spec.Open {
+				n = int32(j.spec.Phases[k].Tasks)
+			}
+			if pr.allocated > n || pr.completedRM > pr.allocated || pr.completedAM > pr.completedRM || pr.running < 0 || (j.retry != nil && len(j.retry[k]) > int(pr.allocated)) {
 				return fmt.Errorf("job %s phase %d: inconsistent progress %+v for %d tasks", j.key, k, *pr, n)
 			}
+		}
+		if err := c.checkAsks(j); err != nil {
+			return err
 		}
 		if j.state == Finished && j.pending != 0 {
 			return fmt.Errorf("job %s finished with %d containers pending", j.key, j.pending)
@@ -71,6 +78,9 @@ func (c *Core) Check() error {
 			return fmt.Errorf("queue %s: usage %v, its jobs hold %v", q.spec.Name, q.usage, queueUse[i])
 		}
 	}
+	if err := c.checkNodes(); err != nil {
+		return err
+	}
 	for ct := range c.live {
 		if ct.state.Terminal() {
 			return fmt.Errorf("%v is %v but still live", ct, ct.state)
@@ -78,6 +88,110 @@ func (c *Core) Check() error {
 		if err := ct.checkTimes(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkAsks verifies that job j's asks are allocatable only in the state
+// that allows them, and that an Open job's request keys match its counts.
+func (c *Core) checkAsks(j *Job) error {
+	for i := range j.asks {
+		a := &j.asks[i]
+		if a.held < 0 {
+			return fmt.Errorf("job %s ask %d: negative held %d", j.key, i-1, a.held)
+		}
+		if a.Pending > 0 && !allocatable(a) {
+			return fmt.Errorf("job %s ask %d: %d pending while the job is %v", j.key, i-1, a.Pending, j.state)
+		}
+		if a.held > 0 && allocatable(a) {
+			return fmt.Errorf("job %s ask %d: %d held while allocatable", j.key, i-1, a.held)
+		}
+		if j.spec.Open != (a.lv != nil) {
+			return fmt.Errorf("job %s ask %d: open %v but live request state %v", j.key, i-1, j.spec.Open, a.lv != nil)
+		}
+		if a.lv == nil {
+			continue
+		}
+		if len(a.lv.keys) != a.Pending+a.held {
+			return fmt.Errorf("job %s ask %d: %d request keys for %d pending and %d held", j.key, i-1, len(a.lv.keys), a.Pending, a.held)
+		}
+		for _, k := range a.lv.keys {
+			if c.asked[k] != j {
+				return fmt.Errorf("job %s: request %q not indexed to it", j.key, k)
+			}
+		}
+	}
+	if j.state == Finished && j.am != nil && !j.spec.Open && j.am.state.Terminal() {
+		return fmt.Errorf("job %s: finished holding an ended AM", j.key)
+	}
+	return nil
+}
+
+// checkNodes verifies every node's list of live containers: each is on the
+// node it names, live, listed once (no container placed twice, no key
+// placed twice), and, with the simulated jobs' containers (Config.Debug),
+// they hold exactly what the node has allocated, so that every freed
+// resource was given back.
+func (c *Core) checkNodes() error {
+	var simHeld, simAM map[cluster.NodeID]resource.Vector
+	if c.live != nil {
+		simHeld, simAM = map[cluster.NodeID]resource.Vector{}, map[cluster.NodeID]resource.Vector{}
+		for ct := range c.live {
+			if !ct.job.spec.Open && ct.state >= Allocated && !ct.state.Terminal() {
+				simHeld[ct.node.ID()] = simHeld[ct.node.ID()].Add(ct.req)
+				if ct.IsAM() {
+					simAM[ct.node.ID()] = simAM[ct.node.ID()].Add(ct.req)
+				}
+			}
+		}
+	}
+	for k, j := range c.asked {
+		if !c.known(j) || j.state == Finished {
+			return fmt.Errorf("request %q indexed to an unknown or finished job", k)
+		}
+	}
+	if len(c.onNode) != c.cl.NumNodes() {
+		return fmt.Errorf("%d container lists for %d nodes", len(c.onNode), c.cl.NumNodes())
+	}
+	keyed := 0
+	for id := range c.onNode {
+		n := c.cl.Node(cluster.NodeID(id))
+		var sum, am resource.Vector
+		var prev *Container
+		for ct := c.onNode[id]; ct != nil; ct = ct.next {
+			switch {
+			case ct.node != n:
+				return fmt.Errorf("%v listed on %v but placed on %v", ct, n, ct.node)
+			case ct.prev != prev:
+				return fmt.Errorf("%v: broken container list on %v", ct, n)
+			case ct.job == nil || ct.state.Terminal() || ct.state < Allocated || !ct.job.spec.Open:
+				return fmt.Errorf("%v listed on %v in state %v", ct, n, ct.state)
+			}
+			if ct.key != "" {
+				if c.keyed[ct.key] != ct {
+					return fmt.Errorf("%v: key %q not indexed to it", ct, ct.key)
+				}
+				keyed++
+			}
+			sum = sum.Add(ct.req)
+			if ct.IsAM() {
+				am = am.Add(ct.req)
+			}
+			prev = ct
+		}
+		if n.Removed() && c.onNode[id] != nil {
+			return fmt.Errorf("%v removed with containers on it", n)
+		}
+		if simHeld == nil {
+			continue // simulated jobs' containers are not tracked
+		}
+		sum, am = sum.Add(simHeld[n.ID()]), am.Add(simAM[n.ID()])
+		if sum != n.Allocated() || am != n.AMAllocated() {
+			return fmt.Errorf("%v: containers hold %v (AM %v), node says %v (AM %v)", n, sum, am, n.Allocated(), n.AMAllocated())
+		}
+	}
+	if keyed != len(c.keyed) {
+		return fmt.Errorf("%d keyed containers live, index holds %d", keyed, len(c.keyed))
 	}
 	return nil
 }

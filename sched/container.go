@@ -12,7 +12,11 @@ import (
 type ContainerState uint8
 
 // The lifecycle: NEW → (RESERVED) → ALLOCATED → ACQUIRED → RUNNING →
-// COMPLETED, with KILLED reachable from every live state.
+// COMPLETED, with KILLED reachable from every live state. A live cluster adds
+// the ends a simulated container never meets: FAILED (it exited non-zero),
+// PREEMPTED (something else took its resources) and LOST (its node left),
+// each reachable from ALLOCATED, ACQUIRED and RUNNING. Every state from
+// COMPLETED on is terminal; only COMPLETED counts as a task done.
 const (
 	New ContainerState = iota
 	Reserved
@@ -21,10 +25,13 @@ const (
 	Running
 	Completed
 	Killed
+	Failed
+	Preempted
+	Lost
 	numContainerStates
 )
 
-var containerStateNames = [numContainerStates]string{"NEW", "RESERVED", "ALLOCATED", "ACQUIRED", "RUNNING", "COMPLETED", "KILLED"}
+var containerStateNames = [numContainerStates]string{"NEW", "RESERVED", "ALLOCATED", "ACQUIRED", "RUNNING", "COMPLETED", "KILLED", "FAILED", "PREEMPTED", "LOST"}
 
 func (s ContainerState) String() string {
 	if s < numContainerStates {
@@ -34,16 +41,24 @@ func (s ContainerState) String() string {
 }
 
 // Terminal reports whether no transition leaves s.
-func (s ContainerState) Terminal() bool { return s == Completed || s == Killed }
+func (s ContainerState) Terminal() bool { return s >= Completed && s < numContainerStates }
+
+// Ended reports whether s ends a container that held resources in any way:
+// COMPLETED, KILLED, FAILED, PREEMPTED or LOST. It is Terminal under the name
+// observers that release what a container held should use.
+func (s ContainerState) Ended() bool { return s.Terminal() }
 
 // legal[from] is the set of states reachable in one step, as a bit mask.
-var legal = [numContainerStates]uint8{
+var legal = [numContainerStates]uint16{
 	New:       1<<Reserved | 1<<Allocated | 1<<Killed,
 	Reserved:  1<<Allocated | 1<<Killed,
-	Allocated: 1<<Acquired | 1<<Killed,
-	Acquired:  1<<Running | 1<<Killed,
-	Running:   1<<Completed | 1<<Killed,
+	Allocated: 1<<Acquired | abnormal,
+	Acquired:  1<<Running | abnormal,
+	Running:   1<<Completed | abnormal,
 }
+
+// abnormal is the set of ends other than completion.
+const abnormal = 1<<Killed | 1<<Failed | 1<<Preempted | 1<<Lost
 
 // CanTransition reports whether the lifecycle allows from → to.
 func CanTransition(from, to ContainerState) bool {
@@ -54,25 +69,50 @@ func CanTransition(from, to ContainerState) bool {
 type ContainerID uint64
 
 // Container is a resource lease on one node for one AM or task. The core owns
-// containers and recycles their memory once they are COMPLETED or KILLED, so an
-// observer must not keep a *Container past the callback it was given in; copy
-// what it needs (an ID check tells a stale pointer apart).
+// containers and recycles the memory of a simulated job's containers once they
+// end, so an observer must not keep a *Container past the callback it was
+// given in; copy what it needs (an ID check tells a stale pointer apart).
+// Containers of Open jobs are never recycled: a live driver may keep them
+// (pod → container), and one that ended stays in its terminal state, so the
+// core refuses a stale handle instead of acting on another container.
 type Container struct {
-	id    ContainerID
-	job   *Job
-	node  *cluster.Node
-	phase int32 // -1 for the ApplicationMaster
-	task  int32
-	req   resource.Vector
-	state ContainerState
-	times [numContainerStates]clock.Time
+	id   ContainerID
+	job  *Job
+	node *cluster.Node
+	key  string // the request it fills (Open jobs and adopted containers)
+	// prev and next link the live containers of one node, so that a
+	// node leaving can end them all.
+	prev, next *Container
+	phase      int32 // -1 for the ApplicationMaster
+	task       int32
+	req        resource.Vector
+	state      ContainerState
+	// times[s] is when the container entered s; every end from KILLED on
+	// shares one slot, since a container ends once.
+	times [Killed + 1]clock.Time
 }
+
+// slot is the index in times of state s.
+func slot(s ContainerState) ContainerState { return min(s, Killed) }
 
 // ID returns the container's run-unique id.
 func (c *Container) ID() ContainerID { return c.id }
 
 // Job returns the job the container belongs to.
 func (c *Container) Job() *Job { return c.job }
+
+// Key returns the driver's handle for the one request this container fills
+// (Request.Key, e.g. a pod's namespace/name). A simulated job's containers
+// have no driver handle; they are named job/phase/task (job/am for an AM).
+func (c *Container) Key() string {
+	if c.key != "" || c.job == nil {
+		return c.key
+	}
+	if c.IsAM() {
+		return c.job.key + "/am"
+	}
+	return fmt.Sprintf("%s/%d/%d", c.job.key, c.phase, c.task)
+}
 
 // Node returns the node the container is on.
 func (c *Container) Node() *cluster.Node { return c.node }
@@ -95,7 +135,10 @@ func (c *Container) State() ContainerState { return c.state }
 // Time returns when the container entered s as the resource manager observed
 // it, and false if it never did.
 func (c *Container) Time(s ContainerState) (clock.Time, bool) {
-	t := c.times[s]
+	if s >= Killed && c.state != s {
+		return -1, false
+	}
+	t := c.times[slot(s)]
 	return t, t >= 0
 }
 
@@ -111,7 +154,7 @@ func (c *Container) String() string {
 func (c *Container) checkTimes() error {
 	last := clock.Time(-1)
 	lastState := New
-	for s := New; s < numContainerStates; s++ {
+	for s := New; s <= Killed; s++ {
 		t := c.times[s]
 		if t < 0 {
 			continue
@@ -148,6 +191,9 @@ func (p *containerPool) get() *Container {
 }
 
 func (p *containerPool) put(c *Container) {
-	c.job, c.node = nil, nil
+	if c.job.spec.Open {
+		return // the driver may still hold it; see Container
+	}
+	c.job, c.node, c.prev, c.next = nil, nil, nil, nil
 	p.free = append(p.free, c)
 }

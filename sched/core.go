@@ -46,9 +46,12 @@ type Driver interface {
 
 // Config assembles a core.
 type Config struct {
-	Nodes  []resource.Vector
-	Queues []QueueSpec
-	Driver Driver
+	Nodes []resource.Vector
+	// NodeNames optionally names Nodes, in order, with the driver's names
+	// (a live cluster's node names); more join later through AddNode.
+	NodeNames []string
+	Queues    []QueueSpec
+	Driver    Driver
 	// NewPolicy and NewAdmission build the policy and admission
 	// controller against the core's read-only view.
 	NewPolicy    func(v *View) (Policy, error)
@@ -61,7 +64,15 @@ type Config struct {
 	// is known. The load actually applied is the driver's to set
 	// (SetExternalLoad).
 	Forecast *cluster.LoadCurve
+	// MaxAMAttempts is how many times a job's AM may fail before the job
+	// ends failed (YARN's yarn.resourcemanager.am.max-attempts); 0 means
+	// DefaultMaxAMAttempts.
+	MaxAMAttempts int
 }
+
+// DefaultMaxAMAttempts is YARN's default for
+// yarn.resourcemanager.am.max-attempts.
+const DefaultMaxAMAttempts = 2
 
 // Core is the resource manager.
 type Core struct {
@@ -104,6 +115,7 @@ type Core struct {
 
 	forecast *cluster.LoadCurve
 	extFrac  float64 // external load now applied, as a fraction of each node
+	lastTick clock.Time
 
 	// Utilisation: the integral over time of the cluster's dominant
 	// allocated share, and its value at the last task completion.
@@ -115,6 +127,16 @@ type Core struct {
 	debug bool
 	live  map[*Container]struct{}
 	err   error
+
+	// Live-driver state: jobs and live containers by the driver's keys,
+	// each node's live containers (a linked list through the containers,
+	// so that a node leaving ends them all), and how containers ended.
+	jobByKey  map[string]*Job
+	keyed     map[string]*Container
+	asked     map[string]*Job // keys wanted and not yet allocated
+	onNode    []*Container    // each node's live containers of Open jobs
+	counts    Counts
+	maxAMFail int
 }
 
 type observers struct {
@@ -124,6 +146,7 @@ type observers struct {
 	asks      []AskObserver
 	container []ContainerObserver
 	node      []NodeObserver
+	cluster   []ClusterObserver
 	tick      []Ticker
 }
 
@@ -149,6 +172,9 @@ func (o *observers) add(x any) {
 	if h, ok := x.(NodeObserver); ok {
 		o.node = append(o.node, h)
 	}
+	if h, ok := x.(ClusterObserver); ok {
+		o.cluster = append(o.cluster, h)
+	}
 	if h, ok := x.(Ticker); ok && h.TickEvery() > 0 {
 		o.tick = append(o.tick, h)
 	}
@@ -156,14 +182,22 @@ func (o *observers) add(x any) {
 
 // NewCore builds a core.
 func NewCore(cfg Config) (*Core, error) {
-	if len(cfg.Nodes) == 0 {
-		return nil, errors.New("cluster has no nodes")
-	}
 	if cfg.Driver == nil || cfg.NewPolicy == nil {
 		return nil, errors.New("core needs a driver and a policy")
 	}
-	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, debug: cfg.Debug, forecast: cfg.Forecast}
+	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
+		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts}
+	if c.maxAMFail <= 0 {
+		c.maxAMFail = DefaultMaxAMAttempts
+	}
+	if len(cfg.NodeNames) > 0 && len(cfg.NodeNames) != len(cfg.Nodes) {
+		return nil, fmt.Errorf("%d node names for %d nodes", len(cfg.NodeNames), len(cfg.Nodes))
+	}
 	c.cl, c.ledger = cluster.New(cfg.Nodes)
+	for i, name := range cfg.NodeNames {
+		c.ledger.SetName(cluster.NodeID(i), name)
+	}
+	c.onNode = make([]*Container, len(cfg.Nodes))
 	c.view = View{c: c}
 	specs := cfg.Queues
 	if len(specs) == 0 {
@@ -250,6 +284,9 @@ func (c *Core) AdmissionStale() bool { return c.WaitingJobs() > 0 && c.retried !
 // With a reserving policy every node may: any node update can reserve the
 // node for a request too big for what is free.
 func (c *Core) MayAccept(n *cluster.Node) bool {
+	if !n.Schedulable() {
+		return false
+	}
 	if c.reserving {
 		return c.anyAsk
 	}
@@ -294,11 +331,21 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 	if q == nil {
 		return nil, fmt.Errorf("job %s: unknown queue %q", spec.Key, spec.Queue)
 	}
-	if len(spec.Phases) == 0 {
+	switch {
+	case spec.Open && len(spec.Phases) > 0:
+		return nil, fmt.Errorf("job %s: an open job asks as it goes and declares no phases", spec.Key)
+	case !spec.Open && len(spec.Phases) == 0:
 		return nil, fmt.Errorf("job %s: no phases", spec.Key)
+	case spec.Open && spec.Key == "":
+		return nil, errors.New("open job without a key")
+	case spec.Open && c.jobByKey[spec.Key] != nil && c.jobByKey[spec.Key].state != Finished:
+		return nil, fmt.Errorf("job %s: submitted twice", spec.Key)
+	case spec.AM.AnyNegative() || spec.Demand.AnyNegative():
+		return nil, fmt.Errorf("job %s: negative AM request %v or demand %v", spec.Key, spec.AM, spec.Demand)
 	}
 	largest := c.cl.Largest()
-	if !spec.AM.Fits(largest) {
+	if !spec.Open && !spec.AM.Fits(largest) {
+		// An open job's AM may wait for a node that has not joined yet.
 		return nil, fmt.Errorf("job %s: AM request %v fits no node", spec.Key, spec.AM)
 	}
 	for k, p := range spec.Phases {
@@ -308,6 +355,9 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 	}
 	j := newJob(JobID(len(c.jobs)), spec, q, now, c.cl.Capacity())
 	c.jobs = append(c.jobs, j)
+	if spec.Open {
+		c.jobByKey[spec.Key] = j
+	}
 	c.lowerAccept(j)
 	c.progress++
 	for _, o := range c.obs.submit {
@@ -357,6 +407,22 @@ func (c *Core) retryAdmission() {
 }
 
 func (c *Core) admit(j *Job) {
+	c.admitted(j)
+	if !j.HasAM() {
+		c.startAM(j)
+		return
+	}
+	if j.spec.Open {
+		// The driver's AM request, if already made, becomes allocatable.
+		c.release(&j.asks[0])
+	} else {
+		c.addPending(&j.asks[0], 1)
+	}
+	c.reconsider()
+}
+
+// admitted records j's admission and tells the observers.
+func (c *Core) admitted(j *Job) {
 	j.state = Admitted
 	j.admit = c.now
 	j.queue.active++
@@ -365,21 +431,16 @@ func (c *Core) admit(j *Job) {
 	for _, o := range c.obs.admit {
 		o.JobAdmitted(j)
 	}
-	if !j.HasAM() {
-		c.startAM(j)
-		return
-	}
-	c.addPending(&j.asks[0], 1)
-	c.reconsider()
 }
 
-// addPending makes n more containers of ask a outstanding.
+// addPending makes n more containers of ask a outstanding (n < 0: fewer).
+// Observers hear when the ask starts or stops being outstanding.
 func (c *Core) addPending(a *Ask, n int) {
 	was := a.Pending
 	a.Pending += n
 	a.job.pending += n
 	c.pending += n
-	if was == 0 {
+	if (was == 0) != (a.Pending == 0) {
 		for _, o := range c.obs.asks {
 			o.AsksChanged(a.job)
 		}
@@ -393,20 +454,43 @@ func (c *Core) reconsider() {
 }
 
 // AMStarted tells the core that job j's AM container is running (the AM has
-// registered); the AM sends its first asks at once.
-func (c *Core) AMStarted(now clock.Time, j *Job) {
+// registered); the AM sends its first asks at once. An unknown job, or one
+// that is not waiting for its AM, is refused with an error.
+func (c *Core) AMStarted(now clock.Time, j *Job) error {
+	if !c.known(j) {
+		return errors.New("AM started: unknown job")
+	}
 	c.advance(now)
-	if j.state != Admitted {
-		c.fail(fmt.Errorf("job %s: AM started in state %v", j.key, j.state))
-		return
+	if j.state != Admitted || (j.HasAM() && j.am == nil) {
+		err := fmt.Errorf("job %s: AM started in state %v", j.key, j.state)
+		if !j.spec.Open {
+			c.fail(err) // the simulator broke the lifecycle
+		}
+		return err
 	}
 	c.startAM(j)
+	return nil
 }
 
 func (c *Core) startAM(j *Job) {
 	j.state = Active
 	j.amStart = c.now
 	c.progress++
+	// Task requests held while no AM ran (an Open job's early asks, or a
+	// restarted attempt's) become allocatable.
+	released := false
+	for i := 1; i < len(j.asks); i++ {
+		released = c.release(&j.asks[i]) || released
+	}
+	if released {
+		c.reconsider()
+	}
+	if j.spec.Open {
+		return
+	}
+	if j.amNews || len(j.toAcquire) > 0 {
+		c.wakeAM(j) // a restarted attempt hears what the last one missed
+	}
 	c.askReadyPhases(j)
 }
 
@@ -441,6 +525,9 @@ func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
 		o.NodeUpdated(n)
 	}
 	c.retryAdmission()
+	if !n.Schedulable() {
+		return
+	}
 	if c.reserving && c.reservations[n.ID()] != nil && !c.serveReservation(n) {
 		return // the node stays held for its reservation
 	}
@@ -484,7 +571,7 @@ func (c *Core) reserve(n *cluster.Node, a *Ask) {
 func (c *Core) serveReservation(n *cluster.Node) bool {
 	ct := c.reservations[n.ID()]
 	a := &ct.job.asks[ct.phase+1]
-	if a.Pending < a.reserved || ct.job.state == Finished {
+	if a.Pending < a.reserved || ct.job.state == Finished || !a.EligibleOn(n) {
 		c.unreserve(ct, a)
 		c.transition(ct, Killed)
 		if c.live != nil {
@@ -520,6 +607,8 @@ func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
 		return fmt.Errorf("policy picked %v for %v, which has only %v free", a.Request, n, n.Free())
 	case !a.Request.Fits(n.Free()) && (!a.Request.Fits(n.Capacity()) || a.Pending <= a.reserved):
 		return fmt.Errorf("policy reserved %v for %v: it fits no node of that size, or the ask is reserved on enough nodes already", a.Request, n)
+	case a.lv != nil && a.lv.eligible != nil && !a.lv.eligible(n):
+		return fmt.Errorf("policy picked an ask of job %s phase %d for %v, which its placement constraints exclude", j.key, a.phase, n)
 	case a.IsAM() && j.state != Admitted, !a.IsAM() && j.state != Active:
 		return fmt.Errorf("policy picked an ask of job %s phase %d while the job is %v", j.key, a.phase, j.state)
 	}
@@ -544,10 +633,25 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 			c.live[ct] = struct{}{}
 		}
 	}
+	c.link(ct)
 	if !am {
 		p := &j.progress[a.phase]
-		ct.task = p.allocated
-		p.allocated++
+		if r := j.retry; r != nil && len(r[a.phase]) > 0 {
+			k := len(r[a.phase])
+			ct.task = r[a.phase][k-1]
+			r[a.phase] = r[a.phase][:k-1]
+		} else {
+			ct.task = p.allocated
+			p.allocated++
+		}
+	}
+	if a.lv != nil && len(a.lv.keys) > 0 {
+		// The container fills the oldest request of the ask.
+		ct.key = a.lv.keys[0]
+		a.lv.keys[0] = ""
+		a.lv.keys = a.lv.keys[1:]
+		delete(c.asked, ct.key)
+		c.keyed[ct.key] = ct
 	}
 	j.usage = j.usage.Add(a.Request)
 	j.live++
@@ -573,8 +677,10 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 		// any node.
 		c.reconsider()
 	}
-	if am {
-		// The resource manager launches AM containers itself.
+	if am || j.spec.Open {
+		// The resource manager launches AM containers itself; an Open
+		// job's AM runs outside the core, so the driver places its
+		// tasks as soon as they are decided.
 		c.transition(ct, Acquired)
 		c.driver.Launch(ct)
 		return
@@ -590,7 +696,7 @@ func (c *Core) transition(ct *Container, to ContainerState) {
 		return
 	}
 	ct.state = to
-	ct.times[to] = c.now
+	ct.times[slot(to)] = c.now
 	c.progress++
 	for _, o := range c.obs.container {
 		o.ContainerChanged(ct, from)
@@ -604,10 +710,32 @@ func (c *Core) wakeAM(j *Job) {
 	}
 }
 
-// Report applies a node's report that container ct is now RUNNING or
-// COMPLETED. A driver calls it for each report a node heartbeat carries,
-// then NodeUpdate.
-func (c *Core) Report(now clock.Time, ct *Container, s ContainerState) {
+// Report applies a node's report that container ct is now RUNNING, or ended:
+// COMPLETED, or, on a live cluster, FAILED, KILLED, PREEMPTED or LOST. A
+// driver calls it for each report a node heartbeat carries, then NodeUpdate.
+// A container that ends otherwise than COMPLETED frees its resources and is
+// counted apart (Counts, Job.Ends); what follows for its job is in endAbnormal.
+// A stale handle (a container that already ended) or a state the container
+// cannot reach is refused with an error and changes nothing.
+func (c *Core) Report(now clock.Time, ct *Container, s ContainerState) error {
+	if ct == nil || ct.job == nil {
+		return fmt.Errorf("report %v: no such live container", s)
+	}
+	var err error
+	switch {
+	case s != Running && !s.Terminal():
+		err = fmt.Errorf("%v: nodes report only RUNNING or an end, not %v", ct, s)
+	case ct.state.Terminal() || ct.state < Allocated:
+		err = fmt.Errorf("report %v: %v is not live (%v)", s, ct, ct.state)
+	case !CanTransition(ct.state, s):
+		err = fmt.Errorf("%v: illegal transition %v → %v", ct, ct.state, s)
+	}
+	if err != nil {
+		if !ct.job.spec.Open {
+			c.fail(err) // the simulator broke the lifecycle
+		}
+		return err
+	}
 	c.advance(now)
 	switch s {
 	case Running:
@@ -623,17 +751,49 @@ func (c *Core) Report(now clock.Time, ct *Container, s ContainerState) {
 	case Completed:
 		c.complete(ct)
 	default:
-		c.fail(fmt.Errorf("%v: nodes report only RUNNING or COMPLETED, not %v", ct, s))
+		c.endAbnormal(ct, s, false)
 	}
+	return nil
 }
 
 func (c *Core) complete(ct *Container) {
 	j := ct.job
 	am := ct.IsAM()
-	if err := c.ledger.Release(ct.node.ID(), ct.req, am); err != nil {
-		c.fail(err)
+	if !c.releaseContainer(ct) {
 		return
 	}
+	if !am {
+		p := &j.progress[ct.phase]
+		p.running--
+		p.completedRM++
+		j.lastDone = c.now
+		c.lastTaskDone = c.now
+		c.utilAreaAtLastDone = c.utilArea
+		if !j.spec.Open {
+			j.amNews = true
+			c.wakeAM(j)
+		}
+	}
+	c.progress++
+	c.counts.Completed++
+	j.ends[0]++ // COMPLETED
+	c.transition(ct, Completed)
+	c.retire(ct)
+	if am && j.spec.Open && j.state != Finished {
+		c.finish(j) // the AM exited: the application is over
+	}
+	c.reconsider()
+}
+
+// releaseContainer returns what ct holds to its node, job and queue.
+func (c *Core) releaseContainer(ct *Container) bool {
+	j := ct.job
+	am := ct.IsAM()
+	if err := c.ledger.Release(ct.node.ID(), ct.req, am); err != nil {
+		c.fail(err)
+		return false
+	}
+	c.unlink(ct)
 	c.integrateUtil()
 	j.usage = j.usage.Sub(ct.req)
 	j.live--
@@ -641,24 +801,22 @@ func (c *Core) complete(ct *Container) {
 	if am {
 		j.queue.amUsage = j.queue.amUsage.Sub(ct.req)
 		j.queue.amCount--
-		j.am = nil
-	} else {
-		p := &j.progress[ct.phase]
-		p.running--
-		p.completedRM++
-		j.lastDone = c.now
-		c.lastTaskDone = c.now
-		c.utilAreaAtLastDone = c.utilArea
-		j.amNews = true
-		c.wakeAM(j)
+		if j.am == ct {
+			j.am = nil
+		}
 	}
-	c.progress++
-	c.transition(ct, Completed)
+	if ct.key != "" {
+		delete(c.keyed, ct.key)
+	}
+	return true
+}
+
+// retire forgets an ended container.
+func (c *Core) retire(ct *Container) {
 	if c.live != nil {
 		delete(c.live, ct)
 	}
 	c.pool.put(ct)
-	c.reconsider()
 }
 
 // AMHeartbeat runs job j's AM heartbeat: it acquires and launches the
@@ -667,7 +825,7 @@ func (c *Core) complete(ct *Container) {
 func (c *Core) AMHeartbeat(now clock.Time, j *Job) {
 	c.advance(now)
 	j.wakeAM = false
-	if j.state != Active {
+	if j.state != Active || j.spec.Open {
 		return
 	}
 	for i, ct := range j.toAcquire {
@@ -695,17 +853,27 @@ func (c *Core) AMHeartbeat(now clock.Time, j *Job) {
 }
 
 func (c *Core) finish(j *Job) {
+	was := j.state
+	c.dropAsks(j)
 	j.state = Finished
 	j.finish = c.now
-	j.queue.active--
-	c.active--
+	if was == Waiting {
+		c.unwait(j)
+	} else {
+		j.queue.active--
+		c.active--
+	}
 	for _, o := range c.obs.finish {
 		o.JobFinished(j)
 	}
-	if j.am != nil {
+	if j.am != nil && !j.spec.Open {
 		c.driver.Stop(j.am)
 	}
 	c.retryAdmission()
+	if j.spec.Open || j.failed {
+		c.progress++
+		c.reconsider()
+	}
 }
 
 // SetExternalLoad applies an external (non-YARN) load of frac of every
@@ -732,6 +900,9 @@ func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
 	var lastCap, lastExt resource.Vector // nodes mostly share a few shapes
 	for i := range c.cl.NumNodes() {
 		n := c.cl.Node(cluster.NodeID(i))
+		if n.Removed() {
+			continue
+		}
 		if cp := n.Capacity(); i == 0 || cp != lastCap {
 			lastCap, lastExt = cp, cluster.ExternalShare(cp, frac)
 		}
@@ -756,15 +927,20 @@ func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
 // node's capacity.
 func (c *Core) ExternalLoad() float64 { return c.extFrac }
 
-// Tick runs the periodic observers whose interval divides now, then retries
-// admission and reconsiders every node.
+// Tick runs the periodic observers one of whose interval boundaries falls
+// in (the previous Tick, now], then retries admission and reconsiders every
+// node. The simulator calls it exactly at NextTick's instants; a live
+// driver's timer may fire late, and other events may come in between, so
+// what counts is the boundary crossed, not now being one.
 func (c *Core) Tick(now clock.Time) {
 	c.advance(now)
 	for _, t := range c.obs.tick {
-		if now%clock.Time(t.TickEvery()) == 0 {
+		e := clock.Time(t.TickEvery())
+		if now/e*e > c.lastTick {
 			t.Tick(now)
 		}
 	}
+	c.lastTick = now
 	c.retryAdmission()
 	c.reconsider()
 }

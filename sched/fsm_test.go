@@ -14,6 +14,13 @@ func TestCanTransition(t *testing.T) {
 		{Acquired, Running}: true, {Acquired, Killed}: true,
 		{Running, Completed}: true, {Running, Killed}: true,
 	}
+	// A live cluster's other ends are reachable wherever KILLED is, once
+	// the container holds resources.
+	for _, from := range []ContainerState{Allocated, Acquired, Running} {
+		for _, to := range []ContainerState{Failed, Preempted, Lost} {
+			legalPairs[[2]ContainerState{from, to}] = true
+		}
+	}
 	for from := New; from < numContainerStates; from++ {
 		for to := New; to < numContainerStates; to++ {
 			want := legalPairs[[2]ContainerState{from, to}]
@@ -26,7 +33,7 @@ func TestCanTransition(t *testing.T) {
 		t.Error("out-of-range states must not transition")
 	}
 	for s := New; s < numContainerStates; s++ {
-		if s.Terminal() != (s == Completed || s == Killed) {
+		if s.Terminal() != (s == Completed || s == Killed || s == Failed || s == Preempted || s == Lost) {
 			t.Errorf("%v.Terminal() = %v", s, s.Terminal())
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/resource"
 )
 
@@ -18,6 +19,14 @@ type JobSpec struct {
 	Deadline clock.Duration  // completion-time goal relative to submission; 0 = none
 	Estimate clock.Duration  // runtime estimate from the run's estimate source; 0 = none
 	Phases   []PhaseSpec
+	// Open marks a job whose ApplicationMaster runs outside the core (a
+	// Spark driver on a live cluster): its phases are unknown, Phases must
+	// be empty, and the driver asks for containers as they are wanted
+	// (Core.Ask) and ends the job when its AM exits (Core.EndJob).
+	Open bool
+	// Demand is an Open job's declared peak concurrent request, AM
+	// included; zero when unknown. Closed jobs derive it from Phases.
+	Demand resource.Vector
 }
 
 // PhaseSpec is one phase as requested: how many tasks, each asking for what.
@@ -51,13 +60,31 @@ func (s JobState) String() string { return jobStateNames[s] }
 const AMPhase = -1
 
 // Ask is a job's outstanding request for containers of one shape: its AM, or
-// the tasks of one phase. Pending counts the containers still wanted.
+// the tasks of one phase (of an Open job: the requests of one resource shape
+// and placement class). Pending counts the containers wanted and allocatable
+// now.
 type Ask struct {
 	job      *Job
 	phase    int32
 	reserved int // nodes reserved for this ask
 	Request  resource.Vector
 	Pending  int
+	// held counts containers wanted but not allocatable in the job's
+	// state: task requests before the AM runs (or while it restarts),
+	// the AM request before admission.
+	held int
+	// lv is what only an Open job's asks carry; nil for simulated jobs,
+	// so that their asks stay small on the scheduler's hot path.
+	lv *askLive
+}
+
+// askLive is an Open job's ask's request keys and placement constraints.
+type askLive struct {
+	// keys are the driver's handles of the requests wanted, oldest first:
+	// len(keys) == Pending + held.
+	keys     []string
+	class    string
+	eligible func(n *cluster.Node) bool
 }
 
 // Job returns the asking job.
@@ -72,12 +99,36 @@ func (a *Ask) IsAM() bool { return a.phase < 0 }
 // Reserved returns how many nodes are reserved for this ask.
 func (a *Ask) Reserved() int { return a.reserved }
 
+// Class returns the placement class the driver gave the ask's requests
+// (Request.Class); empty for simulated jobs.
+func (a *Ask) Class() string {
+	if a.lv == nil {
+		return ""
+	}
+	return a.lv.class
+}
+
+// Constrained reports whether the ask may be placed on some nodes only
+// (Request.Eligible): policies that group asks by shape alone must test
+// EligibleOn per node for it.
+func (a *Ask) Constrained() bool { return a.lv != nil && a.lv.eligible != nil }
+
+// EligibleOn reports whether the ask may go to node n at all, whatever n has
+// free: n takes new containers and meets the ask's placement constraints.
+func (a *Ask) EligibleOn(n *cluster.Node) bool {
+	return n.Schedulable() && (a.lv == nil || a.lv.eligible == nil || a.lv.eligible(n))
+}
+
+// Held returns how many containers the ask wants that are not allocatable in
+// the job's present state (and so not counted in Pending).
+func (a *Ask) Held() int { return a.held }
+
 // phaseProgress is what the resource manager and the job's AM know of a
 // phase. The RM learns completions from node heartbeats; the AM learns them
 // on its own heartbeat, and only the AM's view drives the next phase.
 type phaseProgress struct {
 	asked       bool
-	allocated   int32 // containers handed out (also the next task index)
+	allocated   int32 // task indices handed out (also the next new index)
 	running     int32 // RUNNING as reported by nodes
 	completedRM int32 // COMPLETED as reported by nodes
 	completedAM int32 // completions the AM has heard of
@@ -106,6 +157,14 @@ type Job struct {
 	toAcquire []*Container // allocated, waiting for the AM's next heartbeat
 	amNews    bool         // the AM has completions to hear of
 	wakeAM    bool         // a heartbeat for the AM has been requested
+
+	amFailures int32 // AM containers that ended FAILED
+	failed     bool  // ended because its AM failed MaxAMAttempts times
+	// ends counts the job's containers by how they ended, from COMPLETED.
+	ends [numContainerStates - Completed]int32
+	// retry is, per phase, the task indices whose container ended
+	// unfinished, to hand out again; nil until one does.
+	retry [][]int32
 }
 
 func newJob(id JobID, spec *JobSpec, q *Queue, now clock.Time, capacity resource.Vector) *Job {
@@ -116,6 +175,13 @@ func newJob(id JobID, spec *JobSpec, q *Queue, now clock.Time, capacity resource
 		progress: make([]phaseProgress, len(spec.Phases)),
 	}
 	j.asks[0] = Ask{job: j, phase: AMPhase, Request: spec.AM}
+	if spec.Open {
+		j.asks[0].lv = &askLive{}
+		// The declared demand is all there is to know up front; an
+		// undeclared one is the AM alone.
+		j.demand = spec.AM.Max(spec.Demand)
+		return j
+	}
 	largestShare := -1.0
 	for k := range spec.Phases {
 		p := &spec.Phases[k]
@@ -175,6 +241,27 @@ func (j *Job) AM() *Container { return j.am }
 // HasAM reports whether the job runs an AM container at all.
 func (j *Job) HasAM() bool { return !j.spec.AM.IsZero() }
 
+// Open reports whether the job's AM runs outside the core and asks as it goes
+// (JobSpec.Open).
+func (j *Job) Open() bool { return j.spec.Open }
+
+// Failed reports whether the job ended because its AM failed MaxAMAttempts
+// times.
+func (j *Job) Failed() bool { return j.failed }
+
+// AMFailures returns how many of the job's AM containers ended FAILED.
+func (j *Job) AMFailures() int { return int(j.amFailures) }
+
+// Ends returns how many of the job's containers ended in terminal state s
+// (COMPLETED, KILLED, FAILED, PREEMPTED, LOST); refusals count as KILLED
+// here and apart in Core.Counts.
+func (j *Job) Ends(s ContainerState) int {
+	if !s.Terminal() {
+		return 0
+	}
+	return int(j.ends[s-Completed])
+}
+
 // Asks returns the job's asks: index 0 is the AM, 1+k is phase k. Only those
 // with Pending > 0 are outstanding. Callers must not modify them.
 func (j *Job) Asks() []Ask { return j.asks }
@@ -215,12 +302,24 @@ func (j *Job) FirstFit(free resource.Vector) *Ask {
 
 // Demand returns the job's peak concurrent request as declared: its AM plus
 // its largest phase with every task at once. DRESS classifies by it, DJSF
-// packs by it.
+// packs by it. An Open job has no phases: its demand is JobSpec.Demand when
+// declared, else its AM request alone (policies then see it as small).
 func (j *Job) Demand() resource.Vector { return j.demand }
 
 // DemandContainers returns the AM container (if any) plus the task count of
-// the largest phase.
+// the largest phase. An Open job declares no count: it is the AM plus the
+// task containers it holds and asks for now.
 func (j *Job) DemandContainers() int {
+	if j.spec.Open {
+		n := j.live + j.pending
+		for i := range j.asks {
+			n += j.asks[i].held
+		}
+		if j.HasAM() && j.am == nil && j.asks[0].Pending+j.asks[0].held == 0 {
+			n++ // its AM, not yet asked for
+		}
+		return n
+	}
 	n := j.spec.Phases[j.largestPhase].Tasks
 	if j.HasAM() {
 		n++
@@ -234,11 +333,17 @@ type PhaseStatus struct {
 	Requested                            bool
 }
 
-// Phase returns the resource manager's view of phase k.
+// Phase returns the resource manager's view of phase k. An Open job's
+// phases are its task asks, whose task count is unknown (Tasks is what was
+// asked so far).
 func (j *Job) Phase(k int) PhaseStatus {
 	p := &j.progress[k]
+	tasks := int(p.allocated) + j.asks[1+k].Pending + j.asks[1+k].held
+	if !j.spec.Open {
+		tasks = j.spec.Phases[k].Tasks
+	}
 	return PhaseStatus{
-		Tasks:     j.spec.Phases[k].Tasks,
+		Tasks:     tasks,
 		Allocated: int(p.allocated),
 		Running:   int(p.running),
 		Completed: int(p.completedRM),

@@ -12,8 +12,10 @@ import (
 type Policy interface {
 	// Pick returns the ask to allocate one container for on node n, or nil
 	// to leave n's remaining resources alone until something changes. The
-	// ask must be outstanding (Pending > 0), its request must fit n.Free(),
-	// and an AM ask may only be picked for an admitted job. The core calls
+	// ask must be outstanding (Pending > 0), placeable on n
+	// (View.CanPlace: its request fits n.Free() and n meets its
+	// constraints), and an AM ask may only be picked for an admitted job.
+	// The core calls Pick only for nodes that take new containers. The core calls
 	// Pick again after each allocation until it returns nil.
 	Pick(n *cluster.Node) *Ask
 }
@@ -105,6 +107,15 @@ func (v *View) Waiting() []*Job { return v.c.waiting[v.c.waitHead:] }
 // node's Usable capacity shows; the forecast may differ from it when it is
 // noisy.
 func (v *View) LoadForecast() *cluster.LoadCurve { return v.c.forecast }
+
+// CanPlace reports whether ask a may get a container on node n now: its
+// request fits n's free resources, n takes new containers (not removed, not
+// cordoned) and n meets the ask's placement constraints. Policies test it
+// wherever they would test a.Request.Fits(n.Free()); a simulated ask has no
+// constraints, so it costs two more loads.
+func (v *View) CanPlace(a *Ask, n *cluster.Node) bool {
+	return a.Request.Fits(n.Free()) && a.EligibleOn(n)
+}
 
 // Reconsider tells the core that the policy's choices may have changed
 // although no resources or asks did (a new plan, a new reservation ratio), so

@@ -198,6 +198,9 @@ func (r *RIC) Update(n *cluster.Node) {
 		AMRes: n.AMAllocated(), TaskRes: n.Allocated().Sub(n.AMAllocated()),
 	}
 	id := int(n.ID())
+	for id >= len(r.nodes) { // a node that joined a live cluster
+		r.nodes = append(r.nodes, Usage{})
+	}
 	r.total = r.total.sub(r.nodes[id]).add(now)
 	r.nodes[id] = now
 }

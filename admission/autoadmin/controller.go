@@ -210,8 +210,11 @@ func (c *Controller) declare(j *sched.Job, sign int64) {
 	sp := j.Spec()
 	c.declN += int(sign)
 	c.declAM = c.declAM.Add(sp.AM.Mul(sign))
-	first := sp.Phases[0].Request
-	if c.cfg.Demand {
+	var first resource.Vector // an open job declares no phases
+	if len(sp.Phases) > 0 {
+		first = sp.Phases[0].Request
+	}
+	if c.cfg.Demand && len(sp.Phases) > 0 {
 		first = first.Mul(int64(sp.Phases[0].Tasks))
 	}
 	c.declTC = c.declTC.Add(first.Mul(sign))

@@ -8,9 +8,15 @@
 // heap tops whose shape fits. Workloads have few distinct shapes, so a pick
 // costs a handful of comparisons however long the queue, where a walk in
 // order would, in a congested cluster, pass every job too big for the node.
+//
+// Asks with placement constraints (a live cluster's node selectors, taints)
+// get heaps of their own, per shape and class; only those heaps are walked in
+// order to find a job whose ask the node is eligible for. Simulated asks have
+// no constraints, so the node costs them nothing.
 package jobq
 
 import (
+	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/internal/pq"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
@@ -24,16 +30,23 @@ type Queue struct {
 	all    *pq.Heap[*sched.Job] // every member, for walks in order
 	allPos []int32              // by job id: position in all, -1 when absent
 
-	sets   []*shapeSet
-	byVec  map[resource.Vector]int32
-	member [][]slot // by job id: the shape heaps the job is in
+	sets    []*shapeSet
+	byVec   map[resource.Vector]int32
+	byClass map[classKey]int32 // heaps of constrained asks
+	member  [][]slot           // by job id: the shape heaps the job is in
 
 	scratch []int32
 }
 
 type shapeSet struct {
+	shape       resource.Vector
+	constrained bool
+	h           *pq.Heap[*sched.Job]
+}
+
+type classKey struct {
 	shape resource.Vector
-	h     *pq.Heap[*sched.Job]
+	class string
 }
 
 type slot struct{ set, pos int32 }
@@ -44,7 +57,7 @@ func New(less func(a, b *sched.Job) bool, include func(a *sched.Ask) bool) *Queu
 	if include == nil {
 		include = func(*sched.Ask) bool { return true }
 	}
-	q := &Queue{less: less, include: include, byVec: map[resource.Vector]int32{}}
+	q := &Queue{less: less, include: include, byVec: map[resource.Vector]int32{}, byClass: map[classKey]int32{}}
 	q.all = pq.New(less, func(j *sched.Job, i int) { q.allPos[j.ID()] = int32(i) })
 	return q
 }
@@ -67,12 +80,21 @@ func (q *Queue) grow(id sched.JobID) {
 	}
 }
 
-func (q *Queue) set(shape resource.Vector) int32 {
-	if i, ok := q.byVec[shape]; ok {
+func (q *Queue) set(a *sched.Ask) int32 {
+	shape := a.Request
+	if a.Constrained() {
+		k := classKey{shape, a.Class()}
+		if i, ok := q.byClass[k]; ok {
+			return i
+		}
+		q.byClass[k] = int32(len(q.sets))
+	} else if i, ok := q.byVec[shape]; ok {
 		return i
+	} else {
+		q.byVec[shape] = int32(len(q.sets))
 	}
 	i := int32(len(q.sets))
-	s := &shapeSet{shape: shape}
+	s := &shapeSet{shape: shape, constrained: a.Constrained()}
 	s.h = pq.New(q.less, func(j *sched.Job, p int) {
 		for k := range q.member[j.ID()] {
 			if sl := &q.member[j.ID()][k]; sl.set == i {
@@ -82,7 +104,6 @@ func (q *Queue) set(shape resource.Vector) int32 {
 		}
 	})
 	q.sets = append(q.sets, s)
-	q.byVec[shape] = i
 	return i
 }
 
@@ -96,7 +117,7 @@ func (q *Queue) Update(j *sched.Job) {
 		for i := range j.Asks() {
 			a := &j.Asks()[i]
 			if a.Pending > 0 && q.include(a) {
-				s := q.set(a.Request)
+				s := q.set(a)
 				dup := false
 				for _, w := range want {
 					dup = dup || w == s
@@ -171,12 +192,28 @@ func (q *Queue) Head() *sched.Job {
 	return q.all.Min()
 }
 
-// First returns the least job with an included ask that fits room, and that
-// job's first such ask; nil when no ask fits.
-func (q *Queue) First(room resource.Vector) *sched.Ask {
+// First returns the least job with an included ask that fits room and may go
+// to node n, and that job's first such ask; nil when no ask fits. room is
+// what the policy lets the node give (its free resources, perhaps capped).
+// n is assumed to take containers: the core offers policies no other node.
+func (q *Queue) First(n *cluster.Node, room resource.Vector) *sched.Ask {
 	var best *sched.Job
 	for _, s := range q.sets {
 		if s.h.Len() == 0 || !s.shape.Fits(room) {
+			continue
+		}
+		if s.constrained {
+			// The least job in order whose ask n is eligible for.
+			s.h.Ascend(func(j *sched.Job) bool {
+				if best != nil && !q.less(j, best) {
+					return false
+				}
+				if q.FirstAsk(j, n, room) != nil {
+					best = j
+					return false
+				}
+				return true
+			})
 			continue
 		}
 		if j := s.h.Min(); best == nil || q.less(j, best) {
@@ -186,13 +223,14 @@ func (q *Queue) First(room resource.Vector) *sched.Ask {
 	if best == nil {
 		return nil
 	}
-	return q.FirstAsk(best, room)
+	return q.FirstAsk(best, n, room)
 }
 
-// FirstAsk returns j's first included outstanding ask that fits room, or nil.
-func (q *Queue) FirstAsk(j *sched.Job, room resource.Vector) *sched.Ask {
+// FirstAsk returns j's first included outstanding ask that fits room and may
+// go to node n, or nil.
+func (q *Queue) FirstAsk(j *sched.Job, n *cluster.Node, room resource.Vector) *sched.Ask {
 	for i := range j.Asks() {
-		if a := &j.Asks()[i]; a.Pending > 0 && q.include(a) && a.Request.Fits(room) {
+		if a := &j.Asks()[i]; a.Pending > 0 && q.include(a) && a.Request.Fits(room) && (!a.Constrained() || a.EligibleOn(n)) {
 			return a
 		}
 	}
@@ -209,11 +247,11 @@ func (q *Queue) Ascend(f func(j *sched.Job) bool) { q.all.Ascend(f) }
 // free it is to be allocated; if not, it is returned for the node to be
 // reserved for it, unless it already holds a reservation for every pending
 // container, in which case the walk moves on to the next job.
-func (q *Queue) FirstOrReserve(free, capacity, limit resource.Vector) *sched.Ask {
+func (q *Queue) FirstOrReserve(n *cluster.Node, free, capacity, limit resource.Vector) *sched.Ask {
 	room := capacity.Min(limit)
 	var found *sched.Ask
 	q.all.Ascend(func(j *sched.Job) bool {
-		a := q.FirstAsk(j, room)
+		a := q.FirstAsk(j, n, room)
 		if a == nil || (!a.Request.Fits(free) && a.Pending <= a.Reserved()) {
 			return true
 		}

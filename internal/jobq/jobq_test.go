@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/internal/jobq"
 	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/policy/fifo"
@@ -58,10 +59,10 @@ func TestFirstAgreesWithWalk(t *testing.T) {
 			room := resource.New(int64(1+r.IntN(4)), int64(1024*(1+r.IntN(8))))
 			var want *sched.Ask
 			q.Ascend(func(j *sched.Job) bool {
-				want = q.FirstAsk(j, room)
+				want = q.FirstAsk(j, h.Node(0), room)
 				return want == nil
 			})
-			if got := q.First(room); got != want {
+			if got := q.First(h.Node(0), room); got != want {
 				t.Fatalf("round %d step %d: First(%v) = %v, walk gives %v", round, step, room, describe(got), describe(want))
 			}
 		}
@@ -73,4 +74,81 @@ func describe(a *sched.Ask) string {
 		return "nil"
 	}
 	return a.Job().Key() + " " + a.Request.String()
+}
+
+type nopDriver struct{}
+
+func (nopDriver) Launch(*sched.Container) {}
+func (nopDriver) Stop(*sched.Container)   {}
+func (nopDriver) WakeAM(*sched.Job)       {}
+func (nopDriver) Reconsider()             {}
+func (nopDriver) AcceptLowered()          {}
+
+// First must agree with the walk in order also when asks carry placement
+// constraints: the answer for a node is the first job, in order, with an
+// ask that fits the room and admits that node.
+func TestFirstAgreesWithWalkUnderConstraints(t *testing.T) {
+	shapes := []resource.Vector{resource.New(1, 1024), resource.New(2, 1024), resource.New(1, 4096)}
+	r := rand.New(rand.NewPCG(11, 3))
+	for round := range 20 {
+		core, err := sched.NewCore(sched.Config{
+			Nodes:     []resource.Vector{resource.New(64, 1<<20), resource.New(64, 1<<20), resource.New(64, 1<<20)},
+			Driver:    nopDriver{},
+			NewPolicy: func(v *sched.View) (sched.Policy, error) { return fifo.New(v, fifo.Config{}), nil },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := map[sched.JobID]int{}
+		less := func(a, b *sched.Job) bool {
+			if key[a.ID()] != key[b.ID()] {
+				return key[a.ID()] < key[b.ID()]
+			}
+			return a.ID() < b.ID()
+		}
+		q := jobq.New(less, nil)
+		var jobs []*sched.Job
+		for i := range 30 {
+			// Open jobs without an AM run at once and ask as they go.
+			j, err := core.Submit(0, &sched.JobSpec{Key: string(rune('A' + i)), Queue: "default", Open: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key[j.ID()] = r.IntN(10)
+			jobs = append(jobs, j)
+		}
+		for n := range 120 {
+			j := jobs[r.IntN(len(jobs))]
+			req := sched.Request{Key: string(rune('a'+round)) + "-" + string(rune('0'+n%10)) + string(rune('a'+n/10)), Resource: shapes[r.IntN(len(shapes))]}
+			switch r.IntN(3) {
+			case 1:
+				req.Class, req.Eligible = "only0", func(n *cluster.Node) bool { return n.ID() == 0 }
+			case 2:
+				req.Class, req.Eligible = "not0", func(n *cluster.Node) bool { return n.ID() != 0 }
+			}
+			if _, err := core.Ask(0, j, req); err != nil {
+				t.Fatal(err)
+			}
+			q.Update(j)
+		}
+		for step := range 100 {
+			j := jobs[r.IntN(len(jobs))]
+			key[j.ID()] = r.IntN(10)
+			q.Fix(j)
+			n := core.Cluster().Node(cluster.NodeID(r.IntN(3)))
+			room := resource.New(int64(1+r.IntN(2)), int64(1024*(1+r.IntN(4))))
+			var want *sched.Ask
+			q.Ascend(func(j *sched.Job) bool {
+				want = q.FirstAsk(j, n, room)
+				return want == nil
+			})
+			got := q.First(n, room)
+			if got != want {
+				t.Fatalf("round %d step %d: First(%v, %v) = %v, walk gives %v", round, step, n, room, describe(got), describe(want))
+			}
+			if got != nil && ((got.Constrained() && !got.EligibleOn(n)) || !got.Request.Fits(room)) {
+				t.Fatalf("round %d step %d: First gave %v, which %v cannot take", round, step, describe(got), n)
+			}
+		}
+	}
 }

@@ -52,15 +52,15 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		room = room.Min(c.Sub(cluster.ExternalShare(c, p.peak)).Sub(n.Allocated()))
 	}
 	if p.amWait.Len() > 0 {
-		if a := p.amWait.First(room.Min(p.amRoom())); a != nil {
+		if a := p.amWait.First(n, room.Min(p.amRoom())); a != nil {
 			return a
 		}
 	}
-	a := p.goals.First(room)
+	a := p.goals.First(n, room)
 	if a != nil && p.jobs[a.Job().ID()].keyBehind {
 		return a
 	}
-	if b := p.best.First(room); b != nil {
+	if b := p.best.First(n, room); b != nil {
 		return b
 	}
 	return a

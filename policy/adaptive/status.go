@@ -91,7 +91,7 @@ func (p *Policy) slots(r, am resource.Vector) int {
 // ContainerChanged keeps the counts of held, running and completed tasks and
 // the observed task lengths.
 func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState) {
-	if c.IsAM() {
+	if c.IsAM() || c.Phase() >= len(p.jobs[c.Job().ID()].phases) { // an open job's asks are not phases it declared
 		return
 	}
 	ji := p.jobs[c.Job().ID()]
@@ -107,7 +107,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 		t, _ := c.Time(sched.Running)
 		ph.running++
 		ph.runS += t.Seconds()
-	case sched.Completed, sched.Killed:
+	case sched.Completed, sched.Killed, sched.Failed, sched.Preempted, sched.Lost:
 		if from >= sched.Allocated {
 			ji.held--
 			if ji.goal < 0 {

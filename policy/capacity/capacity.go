@@ -119,14 +119,14 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		room := free.Min(ceiling)
 		var task, am *sched.Ask
 		if p.cfg.Reserve {
-			task = cq.wanting.FirstOrReserve(free, n.Capacity(), ceiling)
+			task = cq.wanting.FirstOrReserve(n, free, n.Capacity(), ceiling)
 			if cq.amWait.Len() > 0 {
-				am = cq.amWait.FirstOrReserve(free, n.Capacity(), ceiling.Min(p.amRoom(cq)))
+				am = cq.amWait.FirstOrReserve(n, free, n.Capacity(), ceiling.Min(p.amRoom(cq)))
 			}
 		} else {
-			task = cq.wanting.First(room)
+			task = cq.wanting.First(n, room)
 			if cq.amWait.Len() > 0 {
-				am = cq.amWait.First(room.Min(p.amRoom(cq)))
+				am = cq.amWait.First(n, room.Min(p.amRoom(cq)))
 			}
 		}
 		// First in, first out across both kinds of ask.

@@ -246,7 +246,7 @@ func (p *Policy) Tick(now clock.Time) {
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	free := n.Free()
 	if !p.cfg.Strict {
-		return p.q.First(free)
+		return p.q.First(n, free)
 	}
 	head := p.q.Head()
 	if head == nil {
@@ -258,7 +258,7 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		if p.keys[j.ID()].set != set {
 			return false
 		}
-		found = p.q.FirstAsk(j, free)
+		found = p.q.FirstAsk(j, n, free)
 		return found == nil
 	})
 	return found

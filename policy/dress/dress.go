@@ -243,7 +243,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 				p.est.Start(int(j.ID()), uint64(c.ID()), at, size)
 			}
 		}
-	case sched.Completed, sched.Killed:
+	case sched.Completed, sched.Killed, sched.Failed, sched.Preempted, sched.Lost:
 		if from == sched.New || from == sched.Reserved {
 			return // never held resources
 		}
@@ -287,10 +287,10 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 			continue
 		}
 		room := free.Min(p.m.room(roomUnits))
-		task := pl.tasks.First(room)
+		task := pl.tasks.First(n, room)
 		var am *sched.Ask
 		if pl.ams.Len() > 0 {
-			am = pl.ams.First(room.Min(p.amRoom()))
+			am = pl.ams.First(n, room.Min(p.amRoom()))
 		}
 		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
 			return am

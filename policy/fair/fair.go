@@ -109,7 +109,7 @@ func (p *Policy) AsksChanged(j *sched.Job) {
 
 // ContainerChanged re-orders a job whose usage changed.
 func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
-	if s := c.State(); s == sched.Allocated || s == sched.Completed || s == sched.Killed {
+	if s := c.State(); s == sched.Allocated || s.Terminal() {
 		j := c.Job()
 		p.key[j.ID()] = p.share(j.Usage())
 		p.queues[j.Queue().Index()].running.Fix(j)
@@ -158,18 +158,18 @@ func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask
 	free := n.Free()
 	if p.cfg.Reserve {
 		if fq.amWait.Len() > 0 {
-			if a := fq.amWait.FirstOrReserve(free, n.Capacity(), p.amRoom(fq, fairFrac)); a != nil {
+			if a := fq.amWait.FirstOrReserve(n, free, n.Capacity(), p.amRoom(fq, fairFrac)); a != nil {
 				return a
 			}
 		}
-		return fq.running.FirstOrReserve(free, n.Capacity(), n.Capacity())
+		return fq.running.FirstOrReserve(n, free, n.Capacity(), n.Capacity())
 	}
 	if fq.amWait.Len() > 0 {
-		if a := fq.amWait.First(free.Min(p.amRoom(fq, fairFrac))); a != nil {
+		if a := fq.amWait.First(n, free.Min(p.amRoom(fq, fairFrac))); a != nil {
 			return a
 		}
 	}
-	return fq.running.First(free)
+	return fq.running.First(n, free)
 }
 
 // amRoom is what AMs may still take in the queue: max_am_share of its fair

@@ -70,13 +70,13 @@ func (p *Policy) JobFinished(j *sched.Job) { p.wanting.Update(j) }
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	free := n.Free()
 	if !p.cfg.Strict {
-		return p.wanting.First(free)
+		return p.wanting.First(n, free)
 	}
 	head := p.wanting.Head()
 	if head == nil {
 		return nil
 	}
-	if a := head.NextAsk(); a != nil && a.Request.Fits(free) {
+	if a := head.NextAsk(); a != nil && a.Request.Fits(free) && a.EligibleOn(n) {
 		return a
 	}
 	return nil

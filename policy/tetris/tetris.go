@@ -186,14 +186,7 @@ func (p *Policy) JobSubmitted(j *sched.Job) {
 	n := len(j.Spec().Phases)
 	info := jobInfo{sum: make([]clock.Duration, n), count: make([]int32, n), shape: make([]int32, len(j.Asks()))}
 	for i := range j.Asks() {
-		r := j.Asks()[i].Request
-		k, ok := p.shapeOf[r]
-		if !ok {
-			k = int32(len(p.best))
-			p.shapeOf[r] = k
-			p.best = append(p.best, shapeBest{})
-		}
-		info.shape[i] = k
+		info.shape[i] = p.shapeIndex(j.Asks()[i].Request)
 	}
 	if e := j.Spec().Estimate; e > 0 {
 		info.estTask = e / clock.Duration(p.waves(j))
@@ -205,6 +198,17 @@ func (p *Policy) JobSubmitted(j *sched.Job) {
 		}
 	}
 	p.jobs[j.ID()] = info
+}
+
+// shapeIndex returns the index in best of request shape r.
+func (p *Policy) shapeIndex(r resource.Vector) int32 {
+	k, ok := p.shapeOf[r]
+	if !ok {
+		k = int32(len(p.best))
+		p.shapeOf[r] = k
+		p.best = append(p.best, shapeBest{})
+	}
+	return k
 }
 
 // waves is how many rounds the job's phases need, one after another, on the
@@ -249,13 +253,13 @@ func (p *Policy) update(j *sched.Job) {
 // the transitions the resource manager observed.
 func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
 	s := c.State()
-	if s != sched.Allocated && s != sched.Completed && s != sched.Killed {
+	if s != sched.Allocated && !s.Terminal() {
 		return
 	}
 	j := c.Job()
 	p.share[j.ID()] = j.Usage().DominantShare(p.capacity)
 	p.runnable.Fix(j)
-	if s != sched.Completed || c.IsAM() {
+	if s != sched.Completed || c.IsAM() || c.Phase() >= len(p.jobs[j.ID()].sum) { // an open job declares no phases
 		return
 	}
 	start, ok := c.Time(sched.Running)
@@ -360,7 +364,7 @@ func Alignment(request, free, capacity resource.Vector) float64 {
 // node, the first job in fairness order that can gets it.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	free := n.Free()
-	if p.runnable.First(free) == nil {
+	if p.runnable.First(n, free) == nil {
 		return nil // nothing fits: skip the scoring pass
 	}
 	eligible := max(int(math.Ceil((1-p.cfg.F)*float64(len(p.members)))), 1)
@@ -381,11 +385,11 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		if cut.less(r) {
 			continue
 		}
-		p.addCandidates(j, r, free, capN, amRoom)
+		p.addCandidates(j, n, r, free, capN, amRoom)
 	}
 	if len(p.touched) == 0 {
 		p.runnable.Ascend(func(j *sched.Job) bool {
-			p.addCandidates(j, rank{p.share[j.ID()], j.ID()}, free, capN, amRoom)
+			p.addCandidates(j, n, rank{p.share[j.ID()], j.ID()}, free, capN, amRoom)
 			return len(p.touched) == 0
 		})
 	}
@@ -396,16 +400,19 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 // the AM limit): it adds to the sums behind ε and keeps, per shape, the task
 // with the least remaining work (ties: the job further below its share, then
 // the job's earlier ask).
-func (p *Policy) addCandidates(j *sched.Job, r rank, free, capN, amRoom resource.Vector) {
+func (p *Policy) addCandidates(j *sched.Job, n *cluster.Node, r rank, free, capN, amRoom resource.Vector) {
 	w := -1.0
 	info := &p.jobs[j.ID()]
 	for i := range j.Asks() {
 		a := &j.Asks()[i]
-		if a.Pending <= 0 || !a.Request.Fits(free) || (a.IsAM() && !a.Request.Fits(amRoom)) {
+		if a.Pending <= 0 || !a.Request.Fits(free) || (a.IsAM() && !a.Request.Fits(amRoom)) || !a.EligibleOn(n) {
 			continue
 		}
 		if w < 0 {
 			w = p.RemainingWork(j)
+		}
+		for i >= len(info.shape) { // an open job asks as it goes
+			info.shape = append(info.shape, p.shapeIndex(j.Asks()[len(info.shape)].Request))
 		}
 		sb := &p.best[info.shape[i]]
 		if sb.stamp != p.stamp {
