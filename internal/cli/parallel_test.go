@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -88,5 +89,32 @@ func compareTrees(t *testing.T, a, b string) {
 	}
 	if n < 3 {
 		t.Fatalf("only %d files written", n)
+	}
+}
+
+// The reproduction reports run their simulations concurrently too; the
+// section they print must not depend on how many ran at once. (djsf is left
+// out: one seed of it takes tens of seconds.)
+func TestExperimentsParallelIsByteIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three experiments twice; skipped with -short")
+	}
+	for _, name := range []string{"dress", "adaptive", "autoadmin"} {
+		t.Run(name, func(t *testing.T) {
+			var outs [2]string
+			for i, j := range []string{"1", "4"} {
+				out, errOut, code := run(t, "experiments", name, "--seeds", "1", "--print", "-j", j)
+				if code != 0 {
+					t.Fatalf("-j %s: exit %d: %s", j, code, errOut)
+				}
+				if !strings.Contains(out, "|") {
+					t.Fatalf("-j %s printed no table:\n%s", j, out)
+				}
+				outs[i] = out
+			}
+			if outs[0] != outs[1] {
+				t.Fatalf("-j 1 and -j 4 printed different sections:\n%s\n---\n%s", outs[0], outs[1])
+			}
+		})
 	}
 }
