@@ -3,12 +3,15 @@
 // each job's ApplicationMaster logic (phases asked for in order), and the
 // narrow Policy and Admission interfaces through which every scheme decides.
 //
-// The core knows nothing of how time passes. A driver (the simulator, later a
-// live server) calls it when something happens — a job arrives, a node
-// heartbeats with container reports, an AM heartbeats — and the core answers
-// through the Driver interface (launch this container, wake that AM). Task
-// durations never enter the core: it learns that a task ended only when a
-// node reports the container COMPLETED, exactly as a real resource manager.
+// The core knows nothing of how time passes. A driver (the simulator, or a
+// live cluster's driver) calls it when something happens — a job arrives, a
+// node heartbeats with container reports, an AM heartbeats or, live, asks
+// for a container, a node joins or leaves — and the core answers through the
+// Driver interface (launch this container, wake that AM). Task durations
+// never enter the core: it learns that a task ended only when a node reports
+// the container COMPLETED (or FAILED, LOST...), exactly as a real resource
+// manager. live.go holds what only a live cluster needs; docs/core.md gives
+// the event contract.
 package sched
 
 import (
@@ -147,6 +150,7 @@ type observers struct {
 	container []ContainerObserver
 	node      []NodeObserver
 	cluster   []ClusterObserver
+	adopt     []AdoptObserver
 	tick      []Ticker
 }
 
@@ -174,6 +178,9 @@ func (o *observers) add(x any) {
 	}
 	if h, ok := x.(ClusterObserver); ok {
 		o.cluster = append(o.cluster, h)
+	}
+	if h, ok := x.(AdoptObserver); ok {
+		o.adopt = append(o.adopt, h)
 	}
 	if h, ok := x.(Ticker); ok && h.TickEvery() > 0 {
 		o.tick = append(o.tick, h)

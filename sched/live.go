@@ -60,6 +60,12 @@ type Counts struct {
 // a live cluster.
 type ClusterObserver interface{ ClusterChanged(n *cluster.Node) }
 
+// AdoptObserver hears of every job admitted because a container of it was
+// found running (Core.Adopt) rather than by Admission.Admit, right after
+// the AdmitObservers: an admission controller that counts what Admit let in
+// counts these too.
+type AdoptObserver interface{ JobAdopted(j *Job) }
+
 // Explainer is implemented by admission controllers that can say why a
 // waiting job waits (e.g. "AutoAdmin: 3 vcores free for AMs, AM needs 1;
 // reserve R_R = 40 vcores for tasks"); a live driver shows it on the job's AM.
@@ -484,6 +490,9 @@ func (c *Core) Adopt(now clock.Time, j *Job, n cluster.NodeID, key string, r res
 	if j.state == Waiting {
 		c.unwait(j)
 		c.admitted(j)
+		for _, o := range c.obs.adopt {
+			o.JobAdopted(j)
+		}
 	}
 	phase := int32(AMPhase)
 	if am {

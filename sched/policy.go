@@ -65,7 +65,9 @@ type ContainerObserver interface {
 // NodeObserver hears of every node update (a heartbeat that carries reports
 // or may lead to allocation), after its reports are applied and before any
 // allocation on it. Heartbeats that could change nothing may be elided by a
-// driver, so observers must not count heartbeats to measure time.
+// driver, so observers must not count heartbeats to measure time. On a live
+// cluster nodes join (Core.AddNode) with IDs past those the core was built
+// with: state kept per node in a slice must grow to the node's ID.
 type NodeObserver interface{ NodeUpdated(n *cluster.Node) }
 
 // Ticker is called every TickEvery, for periodic work such as re-tuning a

@@ -195,6 +195,12 @@ func (c *Controller) JobSubmitted(j *sched.Job) {
 // JobFinished takes the job off the running queue. Its AM still holds
 // resources until its container ends.
 func (c *Controller) JobFinished(j *sched.Job) {
+	if j.AdmittedAt() < 0 { // a live job can end while it waits
+		c.waiting--
+		c.declare(j, -1)
+		c.note()
+		return
+	}
 	c.running--
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)

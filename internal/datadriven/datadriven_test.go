@@ -44,3 +44,28 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("missing separator: error %v, want one naming f.txt:1", err)
 	}
 }
+
+// FuzzParse: no input may panic the reader, and what it reads formats back
+// to text it reads the same way.
+func FuzzParse(f *testing.F) {
+	f.Add("cmd a=1,2 b\n----\nout\n\n# c\nnext\nin\n----\n")
+	f.Add("x\n----")
+	f.Add("----\n----\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		cases, err := Parse("f", text)
+		if err != nil {
+			return
+		}
+		outs := make([]string, len(cases))
+		for i, c := range cases {
+			outs[i] = c.Want
+		}
+		again, err := Parse("f", Format(cases, outs))
+		if err != nil {
+			t.Fatalf("formatted cases do not parse: %v", err)
+		}
+		if len(again) != len(cases) {
+			t.Fatalf("%d cases read back as %d", len(cases), len(again))
+		}
+	})
+}

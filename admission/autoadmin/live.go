@@ -29,3 +29,12 @@ func amount(d resource.Dim, v int64) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// JobAdopted counts a job admitted because its containers were found
+// running, as Admit counts the jobs it lets in: its AM is held for ARC.
+func (c *Controller) JobAdopted(j *sched.Job) {
+	c.amHeld = c.amHeld.Add(j.Spec().AM)
+	c.running++
+	c.waiting--
+	c.note()
+}
