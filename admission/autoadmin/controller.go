@@ -290,6 +290,7 @@ func (c *Controller) NodeUpdated(n *cluster.Node) { c.updateNode(n) }
 func (c *Controller) updateNode(n *cluster.Node) {
 	c.ric.Update(n)
 	if c.guard != nil {
+		c.guard.sync(n)
 		c.guard.node(int(n.ID()), n.AMAllocated())
 	}
 }

@@ -21,9 +21,10 @@ import (
 // Placements and releases of AMs and jobs ending only keep the test true, so
 // what it admits stays safe until the next admission.
 type guard struct {
-	usable []resource.Vector // per node: capacity less the sustained load
-	am     []resource.Vector // per node: what placed AMs hold
-	groups map[[2]resource.Vector]int
+	usable    []resource.Vector // per node: capacity less the sustained load
+	sustained float64
+	am        []resource.Vector // per node: what placed AMs hold
+	groups    map[[2]resource.Vector]int
 
 	unplaced  map[resource.Vector]int // admitted AMs not yet allocated, by size
 	unplacedN int
@@ -38,7 +39,8 @@ type kill struct {
 }
 
 func newGuard(cl *cluster.Cluster, sustained float64) *guard {
-	g := &guard{groups: map[[2]resource.Vector]int{}, unplaced: map[resource.Vector]int{}, shapes: map[resource.Vector]int{}}
+	g := &guard{groups: map[[2]resource.Vector]int{}, unplaced: map[resource.Vector]int{}, shapes: map[resource.Vector]int{},
+		sustained: sustained}
 	n := cl.NumNodes()
 	g.usable, g.am = make([]resource.Vector, n), make([]resource.Vector, n)
 	for i := range n {
@@ -67,6 +69,27 @@ func sustainedLoad(c *cluster.LoadCurve) float64 {
 	return low
 }
 
+// sync makes node n's record current in what is usable: a node that joined
+// a live cluster gets its record here, and one whose capacity changed has it
+// updated. In a simulation neither happens and it changes nothing.
+func (g *guard) sync(n *cluster.Node) {
+	id := int(n.ID())
+	for id >= len(g.am) {
+		g.usable = append(g.usable, resource.Vector{})
+		g.am = append(g.am, resource.Vector{})
+		g.groups[[2]resource.Vector{}]++
+	}
+	cp := n.Capacity()
+	if usable := cp.Sub(cluster.ExternalShare(cp, g.sustained)); usable != g.usable[id] {
+		old := [2]resource.Vector{g.usable[id], g.am[id]}
+		if g.groups[old]--; g.groups[old] == 0 {
+			delete(g.groups, old)
+		}
+		g.usable[id] = usable
+		g.groups[[2]resource.Vector{usable, g.am[id]}]++
+	}
+}
+
 // node records what AMs hold on node id now.
 func (g *guard) node(id int, am resource.Vector) {
 	if g.am[id] == am {
@@ -80,8 +103,6 @@ func (g *guard) node(id int, am resource.Vector) {
 	g.groups[[2]resource.Vector{g.usable[id], am}]++
 }
 
-// admit and place follow an AM from admission to its allocation; finish
-// drops a job's task shapes.
 func (g *guard) admit(am resource.Vector, tasks []resource.Vector) {
 	if !am.IsZero() {
 		g.unplaced[am]++
