@@ -44,10 +44,13 @@ func newJSONSource(data []byte) *jsonSource {
 const streamChunk = 256 << 10
 
 // newJSONStream parses the document read from r, starting with the bytes
-// already read in head.
+// already read in head, whose array it takes over.
 func newJSONStream(head []byte, r io.Reader) *jsonSource {
-	data := make([]byte, len(head), max(2*len(head), streamChunk))
-	copy(data, head)
+	data := head
+	if cap(data) < streamChunk {
+		data = make([]byte, len(head), streamChunk)
+		copy(data, head)
+	}
 	return &jsonSource{data: data, r: r, line: 1, stack: make([]frameState, 0, 16)}
 }
 

@@ -69,15 +69,17 @@ func (f *runFlags) profile() (stop func() error, err error) {
 		}
 		stopCPU = func() { pprof.StopCPUProfile(); out.Close() }
 	}
+	if f.memprof == "" {
+		return func() error { stopCPU(); return nil }, nil
+	}
+	// Created now, so that a bad path fails before a long run, not after.
+	out, err := os.Create(f.memprof)
+	if err != nil {
+		stopCPU()
+		return nil, fmt.Errorf("memory profile: %w", err)
+	}
 	return func() error {
 		stopCPU()
-		if f.memprof == "" {
-			return nil
-		}
-		out, err := os.Create(f.memprof)
-		if err != nil {
-			return fmt.Errorf("memory profile: %w", err)
-		}
 		defer out.Close()
 		if err := pprof.Lookup("allocs").WriteTo(out, 0); err != nil {
 			return fmt.Errorf("memory profile: %w", err)
