@@ -864,6 +864,12 @@ func (c *Core) finish(j *Job) {
 	c.dropAsks(j)
 	j.state = Finished
 	j.finish = c.now
+	if len(j.toAcquire) == 0 {
+		// The core keeps every job for its results; the buffer, sized by
+		// the job's largest burst of allocations, is dead weight from here
+		// (about 200 bytes a job on a run of 500,000 jobs).
+		j.toAcquire = nil
+	}
 	if was == Waiting {
 		c.unwait(j)
 	} else {

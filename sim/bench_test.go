@@ -7,6 +7,7 @@ import (
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/sim"
+	"github.com/spindle-sched/spindle/workload"
 )
 
 // BenchmarkRun measures the event loop end to end on a synthetic workload of
@@ -37,6 +38,52 @@ func BenchmarkRun(b *testing.B) {
 				sec := b.Elapsed().Seconds() / float64(b.N)
 				b.ReportMetric(float64(tasks)/sec, "tasks/s")
 				b.ReportMetric(float64(events)/sec, "events/s")
+			})
+		}
+	}
+}
+
+// BenchmarkScale runs every registered policy on the synthetic workloads of
+// the performance figures: 100k tasks on 200 nodes and 1M tasks on 2000
+// nodes (spindle generate synthetic --nodes N --jobs 10N --tasks-per-job 50
+// --seed 1), with oracle estimates so that the policies that read estimates
+// use them. Workloads are generated only when a case runs, so plain
+// 'go test' stays fast. One case:
+//
+//	go test ./sim -run '^$' -bench 'Scale/tasks=1M/fair$' -benchtime 1x
+func BenchmarkScale(b *testing.B) {
+	for _, size := range []struct {
+		name  string
+		nodes int
+	}{{"100k", 200}, {"1M", 2000}} {
+		var w *workload.Workload
+		for _, pol := range policy.Names() {
+			b.Run("tasks="+size.name+"/"+pol, func(b *testing.B) {
+				if w == nil {
+					var err error
+					w, err = scenario.Synthetic{Nodes: size.nodes, NodeVCores: 16, NodeMemory: 65536, Jobs: 10 * size.nodes,
+						TasksPerJob: 50, Load: 0.9, Seed: 1}.Generate()
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				f, _, err := policy.Parse(pol)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var events uint64
+				b.ReportAllocs()
+				for b.Loop() {
+					r, err := sim.Run(w, sim.Options{Seed: 1, Policy: f, Estimates: sim.Estimates{Source: sim.EstimatesOracle}})
+					if err != nil || r.Deadlocked {
+						b.Fatalf("run failed: %v (deadlocked %v)", err, r != nil && r.Deadlocked)
+					}
+					events = r.Events
+				}
+				sec := b.Elapsed().Seconds() / float64(b.N)
+				b.ReportMetric(float64(w.TotalTasks())/sec, "tasks/s")
+				b.ReportMetric(float64(events)/sec, "events/s")
+				b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(events), "ns/event")
 			})
 		}
 	}

@@ -21,26 +21,93 @@ import (
 const maxGunzipped = 4 << 30
 
 // Load reads a workload file; a name ending in ".gz" is gunzipped first.
-// Errors name the file and line.
+// Errors name the file and line. A JSON file is decoded as it is read, so a
+// trace-sized file is never held in memory beside the workload; YAML is
+// read whole.
 func Load(path string) (*Workload, error) {
-	data, err := os.ReadFile(path)
+	open := func() (io.Reader, func(), error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !strings.HasSuffix(path, ".gz") {
+			return f, func() { f.Close() }, nil
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return &limitedReader{r: zr, left: maxGunzipped}, func() { f.Close() }, nil
+	}
+	r, closeFn, err := open()
 	if err != nil {
 		return nil, err
 	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		data, err = io.ReadAll(io.LimitReader(zr, maxGunzipped+1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if len(data) > maxGunzipped {
-			return nil, fmt.Errorf("%s: more than %d bytes uncompressed", path, maxGunzipped)
+	defer closeFn()
+	// Read enough to tell JSON from YAML: the first byte past a BOM and
+	// blanks.
+	head := make([]byte, 0, streamChunk)
+	for {
+		n, err := r.Read(head[len(head):cap(head)])
+		head = head[:len(head)+n]
+		if t := bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n"); len(t) > 0 || err != nil || len(head) == cap(head) {
+			if err != nil && err != io.EOF {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			if len(t) > 0 && t[0] == '{' {
+				head = bytes.TrimPrefix(head, bom)
+				reopen := func() (puller, error) {
+					r, c, err := open()
+					if err != nil {
+						return nil, err
+					}
+					// The document is read to its end in one go, on the
+					// cold path of a workload with errors.
+					data, err := io.ReadAll(r)
+					c()
+					if err != nil {
+						return nil, err
+					}
+					return newJSONSource(bytes.TrimPrefix(data, bom)), nil
+				}
+				if err == io.EOF {
+					return decode(newJSONSource(head), reopen, path)
+				}
+				return decode(newJSONStream(head, r), reopen, path)
+			}
+			break
 		}
 	}
-	return Parse(data, path)
+	rest, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return Parse(append(head, rest...), path)
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// limitedReader fails a read past left bytes, so that a small compressed
+// file cannot exhaust memory.
+type limitedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, fmt.Errorf("more than %d bytes uncompressed", int64(maxGunzipped))
+	}
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, fmt.Errorf("more than %d bytes uncompressed", int64(maxGunzipped))
+	}
+	return n, err
 }
 
 // Parse decodes a workload document, JSON if its first non-blank character
@@ -48,20 +115,20 @@ func Load(path string) (*Workload, error) {
 // the input in error messages. Any problem yields an *Error listing all that
 // were found.
 func Parse(data []byte, source string) (*Workload, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var src puller
-	newPuller := func() puller { return newJSONSource(data) }
+	data = bytes.TrimPrefix(data, bom)
 	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
-		src = newPuller()
-	} else {
-		root, fail := parseYAML(data)
-		if fail != nil {
-			return nil, &Error{Source: source, Issues: []Issue{*fail}}
-		}
-		newPuller = func() puller { return newYAMLSource(root) }
-		src = newPuller()
+		return decode(newJSONSource(data), func() (puller, error) { return newJSONSource(data), nil }, source)
 	}
+	root, fail := parseYAML(data)
+	if fail != nil {
+		return nil, &Error{Source: source, Issues: []Issue{*fail}}
+	}
+	return decode(newYAMLSource(root), func() (puller, error) { return newYAMLSource(root), nil }, source)
+}
 
+// decode reads the document from src; again gives a fresh reader of the
+// same document, for finding the lines of problems found after decoding.
+func decode(src puller, again func() (puller, error), source string) (*Workload, error) {
 	d := decoder{src: src}
 	w := d.root()
 	if fail := src.failure(); fail != nil {
@@ -78,7 +145,11 @@ func Parse(data []byte, source string) (*Workload, error) {
 	}
 	issues := w.validate()
 	if len(issues) > 0 {
-		resolveLines(newPuller(), issues)
+		src, err := again()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		resolveLines(src, issues)
 	}
 	if issues = append(d.rules, issues...); len(issues) > 0 {
 		return nil, &Error{Source: source, Issues: sortByLine(issues)}

@@ -3,8 +3,10 @@ package workload
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
+	"testing/iotest"
 )
 
 func FuzzParse(f *testing.F) {
@@ -38,6 +40,15 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := Parse(data, "fuzz")
+		if bytes.HasPrefix(bytes.TrimLeft(bytes.TrimPrefix(data, bom), " \t\r\n"), []byte("{")) {
+			// Decoding a stream a byte at a time gives what decoding the
+			// document in memory gives, errors and their lines included.
+			sw, serr := decode(newJSONStream(nil, iotest.OneByteReader(bytes.NewReader(bytes.TrimPrefix(data, bom)))),
+				func() (puller, error) { return newJSONSource(bytes.TrimPrefix(data, bom)), nil }, "fuzz")
+			if !reflect.DeepEqual(sw, w) || fmt.Sprint(serr) != fmt.Sprint(err) {
+				t.Fatalf("streamed decoding differs:\n got %v, %v\nwant %v, %v", sw, serr, w, err)
+			}
+		}
 		if err != nil {
 			var perr *Error
 			if !errors.As(err, &perr) || len(perr.Issues) == 0 {

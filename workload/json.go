@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"io"
 	"unicode/utf8"
 )
 
@@ -12,10 +13,17 @@ const maxDepth = 64
 // jsonSource is a strict, non-allocating pull parser over a JSON document.
 // Values are decoded straight into the workload structs by the schema
 // decoder, so no tree of the document is ever built.
+//
+// It reads either a document held in memory or a stream: then data is a
+// window of the input that grows while a token is scanned and drops what
+// was consumed between tokens, so a file of millions of tasks never sits in
+// memory beside the workload decoded from it.
 type jsonSource struct {
 	data []byte
 	pos  int
 	line int
+	r    io.Reader // nil: data is the whole document
+	rerr error     // the first read error, reported as a syntax failure
 	// stack holds one entry per open container: whether it is a mapping,
 	// and whether it has yielded no element yet.
 	stack []frameState
@@ -32,18 +40,74 @@ func newJSONSource(data []byte) *jsonSource {
 	return &jsonSource{data: data, line: 1, stack: make([]frameState, 0, 16)}
 }
 
-func (s *jsonSource) failure() *Issue { return s.fail }
+// streamChunk is how much a streaming source reads at a time.
+const streamChunk = 256 << 10
+
+// newJSONStream parses the document read from r, starting with the bytes
+// already read in head, whose array it takes over.
+func newJSONStream(head []byte, r io.Reader) *jsonSource {
+	data := head
+	if cap(data) < streamChunk {
+		data = make([]byte, len(head), streamChunk)
+		copy(data, head)
+	}
+	return &jsonSource{data: data, r: r, line: 1, stack: make([]frameState, 0, 16)}
+}
+
+// has reports whether data[i] exists, reading more of a stream as needed.
+// Reading appends to data and never moves what is in it, so indices (not
+// slices) stay valid across the call.
+func (s *jsonSource) has(i int) bool { return i < len(s.data) || s.more(i) }
+
+func (s *jsonSource) more(i int) bool {
+	for i >= len(s.data) {
+		if s.r == nil {
+			return false
+		}
+		if len(s.data) == cap(s.data) {
+			s.data = append(s.data[:cap(s.data)], make([]byte, cap(s.data))...)[:len(s.data)]
+		}
+		n, err := s.r.Read(s.data[len(s.data):cap(s.data)])
+		s.data = s.data[:len(s.data)+n]
+		if err != nil {
+			if err != io.EOF && s.rerr == nil {
+				s.rerr = err
+			}
+			s.r = nil
+		}
+	}
+	return true
+}
+
+// drop forgets the consumed part of a stream's window. It runs only where
+// a token starts, so that no slice handed out by text or key is still in
+// use (they are valid until the next call).
+func (s *jsonSource) drop() {
+	if s.r != nil && s.pos >= streamChunk {
+		n := copy(s.data, s.data[s.pos:])
+		s.data = s.data[:n]
+		s.pos = 0
+	}
+}
+
+func (s *jsonSource) failure() *Issue {
+	if s.fail == nil && s.rerr != nil {
+		return &Issue{Line: s.line, Msg: fmt.Sprintf("reading: %v", s.rerr)}
+	}
+	return s.fail
+}
 
 func (s *jsonSource) errorf(format string, args ...any) {
 	if s.fail == nil {
 		s.fail = &Issue{Line: s.line, Msg: fmt.Sprintf(format, args...)}
 	}
 	// Jump to the end so that every later call sees the failure at once.
+	s.r = nil
 	s.pos = len(s.data)
 }
 
 func (s *jsonSource) skipSpace() {
-	for s.pos < len(s.data) {
+	for s.has(s.pos) {
 		switch s.data[s.pos] {
 		case '\n':
 			s.line++
@@ -57,9 +121,10 @@ func (s *jsonSource) skipSpace() {
 
 // describe names the byte at s.pos for an error message.
 func (s *jsonSource) describe() string {
-	if s.pos >= len(s.data) {
+	if !s.has(s.pos) {
 		return "end of input"
 	}
+	s.has(s.pos + utf8.UTFMax - 1)
 	r, _ := utf8.DecodeRune(s.data[s.pos:])
 	return fmt.Sprintf("%q", r)
 }
@@ -68,8 +133,9 @@ func (s *jsonSource) peek() (kind, int) {
 	if s.fail != nil {
 		return kindInvalid, s.line
 	}
+	s.drop()
 	s.skipSpace()
-	if s.pos >= len(s.data) {
+	if !s.has(s.pos) {
 		s.errorf("unexpected end of input")
 		return kindInvalid, s.line
 	}
@@ -119,11 +185,11 @@ func (s *jsonSource) text() []byte {
 }
 
 func (s *jsonSource) literal(lit string) bool {
-	if len(s.data)-s.pos < len(lit) || string(s.data[s.pos:s.pos+len(lit)]) != lit {
+	if !s.has(s.pos+len(lit)-1) || string(s.data[s.pos:s.pos+len(lit)]) != lit {
 		return false
 	}
 	end := s.pos + len(lit)
-	if end < len(s.data) && isIdentByte(s.data[end]) {
+	if s.has(end) && isIdentByte(s.data[end]) {
 		return false
 	}
 	s.pos = end
@@ -137,16 +203,15 @@ func isIdentByte(c byte) bool {
 // number consumes a number, checking the JSON grammar:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (s *jsonSource) number() []byte {
-	d := s.data
 	start, i := s.pos, s.pos
-	if i < len(d) && d[i] == '-' {
+	if s.has(i) && s.data[i] == '-' {
 		i++
 	}
 	switch {
-	case i < len(d) && d[i] == '0':
+	case s.has(i) && s.data[i] == '0':
 		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+	case s.has(i) && s.data[i] >= '1' && s.data[i] <= '9':
+		for s.has(i) && s.data[i] >= '0' && s.data[i] <= '9' {
 			i++
 		}
 	default:
@@ -154,10 +219,10 @@ func (s *jsonSource) number() []byte {
 		s.errorf("invalid number: want a digit, got %s", s.describe())
 		return nil
 	}
-	if i < len(d) && d[i] == '.' {
+	if s.has(i) && s.data[i] == '.' {
 		i++
 		j := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		for s.has(i) && s.data[i] >= '0' && s.data[i] <= '9' {
 			i++
 		}
 		if i == j {
@@ -166,13 +231,13 @@ func (s *jsonSource) number() []byte {
 			return nil
 		}
 	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+	if s.has(i) && (s.data[i] == 'e' || s.data[i] == 'E') {
 		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+		if s.has(i) && (s.data[i] == '+' || s.data[i] == '-') {
 			i++
 		}
 		j := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		for s.has(i) && s.data[i] >= '0' && s.data[i] <= '9' {
 			i++
 		}
 		if i == j {
@@ -182,35 +247,34 @@ func (s *jsonSource) number() []byte {
 		}
 	}
 	s.pos = i
-	return d[start:i]
+	return s.data[start:i]
 }
 
 // str consumes a string. Without escapes it returns a slice of the input;
 // otherwise the unescaped text in s.buf.
 func (s *jsonSource) str() []byte {
-	d := s.data
 	i := s.pos + 1
 	start := i
 	// Fast path: plain ASCII without escapes.
-	for i < len(d) {
-		c := d[i]
+	for s.has(i) {
+		c := s.data[i]
 		if c == '"' {
 			s.pos = i + 1
-			return d[start:i]
+			return s.data[start:i]
 		}
 		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
 			break
 		}
 		i++
 	}
-	s.buf = append(s.buf[:0], d[start:i]...)
+	s.buf = append(s.buf[:0], s.data[start:i]...)
 	for {
-		if i >= len(d) {
+		if !s.has(i) {
 			s.pos = i
 			s.errorf("unterminated string")
 			return nil
 		}
-		c := d[i]
+		c := s.data[i]
 		switch {
 		case c == '"':
 			s.pos = i + 1
@@ -228,29 +292,29 @@ func (s *jsonSource) str() []byte {
 			s.buf = append(s.buf, c)
 			i++
 		default:
-			r, n := utf8.DecodeRune(d[i:])
+			s.has(i + utf8.UTFMax - 1)
+			r, n := utf8.DecodeRune(s.data[i:])
 			if r == utf8.RuneError && n == 1 {
 				s.pos = i
 				s.errorf("invalid UTF-8 in string")
 				return nil
 			}
-			s.buf = append(s.buf, d[i:i+n]...)
+			s.buf = append(s.buf, s.data[i:i+n]...)
 			i += n
 		}
 	}
 }
 
-// escape decodes the escape sequence at d[i] == '\\' into s.buf and returns
+// escape decodes the escape sequence at s.data[i] == '\\' into s.buf and returns
 // the index after it, or -1 after reporting an error.
 func (s *jsonSource) escape(i int) int {
-	d := s.data
-	if i+1 >= len(d) {
+	if !s.has(i + 1) {
 		s.pos = i
 		s.errorf("unterminated string")
 		return -1
 	}
 	var c byte
-	switch d[i+1] {
+	switch s.data[i+1] {
 	case '"':
 		c = '"'
 	case '\\':
@@ -268,7 +332,8 @@ func (s *jsonSource) escape(i int) int {
 	case 't':
 		c = '\t'
 	case 'u':
-		r, ok := hex4(d, i+2)
+		s.has(i + 5)
+		r, ok := hex4(s.data, i+2)
 		if !ok {
 			s.pos = i
 			s.errorf(`invalid \u escape (want four hex digits)`)
@@ -278,8 +343,9 @@ func (s *jsonSource) escape(i int) int {
 		switch {
 		case r >= 0xD800 && r < 0xDC00:
 			lo, ok := rune(0), false
-			if i+1 < len(d) && d[i] == '\\' && d[i+1] == 'u' {
-				lo, ok = hex4(d, i+2)
+			if s.has(i+1) && s.data[i] == '\\' && s.data[i+1] == 'u' {
+				s.has(i + 5)
+				lo, ok = hex4(s.data, i+2)
 			}
 			if !ok || lo < 0xDC00 || lo > 0xDFFF {
 				s.pos = i
@@ -297,7 +363,7 @@ func (s *jsonSource) escape(i int) int {
 		return i
 	default:
 		s.pos = i
-		s.errorf(`invalid escape sequence \%s in string`, describeByte(d[i+1]))
+		s.errorf(`invalid escape sequence \%s in string`, describeByte(s.data[i+1]))
 		return -1
 	}
 	s.buf = append(s.buf, c)
@@ -364,8 +430,9 @@ func (s *jsonSource) next(object bool) bool {
 		closer, what = '}', "mapping value"
 	}
 	top := &s.stack[len(s.stack)-1]
+	s.drop()
 	s.skipSpace()
-	if s.pos >= len(s.data) {
+	if !s.has(s.pos) {
 		s.errorf("unexpected end of input")
 		return false
 	}
@@ -385,7 +452,7 @@ func (s *jsonSource) next(object bool) bool {
 	}
 	s.pos++
 	s.skipSpace()
-	if s.pos < len(s.data) && s.data[s.pos] == closer {
+	if s.has(s.pos) && s.data[s.pos] == closer {
 		s.errorf("trailing comma before '%c'", closer)
 		return false
 	}
@@ -397,7 +464,7 @@ func (s *jsonSource) key() ([]byte, int, bool) {
 		return nil, s.line, false
 	}
 	s.skipSpace()
-	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+	if !s.has(s.pos) || s.data[s.pos] != '"' {
 		s.errorf("invalid character %s looking for a key (keys are double-quoted strings)", s.describe())
 		return nil, s.line, false
 	}
@@ -407,7 +474,7 @@ func (s *jsonSource) key() ([]byte, int, bool) {
 		return nil, line, false
 	}
 	s.skipSpace()
-	if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+	if !s.has(s.pos) || s.data[s.pos] != ':' {
 		s.errorf("invalid character %s after key (want ':')", s.describe())
 		return nil, line, false
 	}
@@ -443,7 +510,7 @@ func (s *jsonSource) finish() {
 		return
 	}
 	s.skipSpace()
-	if s.pos < len(s.data) {
+	if s.has(s.pos) {
 		s.errorf("invalid character %s after the top-level value", s.describe())
 	}
 }

@@ -35,6 +35,7 @@ type runFlags struct {
 	json        bool
 	quiet       bool
 	cpuprof     string
+	memprof     string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -50,23 +51,41 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.json, "json", false, "print the summary as JSON instead of a table")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress display on stderr")
 	fl.StringVar(&f.cpuprof, "cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
+	fl.StringVar(&f.memprof, "memprofile", "", "write a memory profile to this file when the runs end: what was allocated, loading included, and what is still in use (for 'go tool pprof -sample_index=alloc_space')")
 }
 
 // profile starts CPU profiling when asked and returns the function that
-// stops it.
-func (f *runFlags) profile() (stop func(), err error) {
-	if f.cpuprof == "" {
-		return func() {}, nil
+// stops it and writes the memory profile, if one is asked for.
+func (f *runFlags) profile() (stop func() error, err error) {
+	stopCPU := func() {}
+	if f.cpuprof != "" {
+		out, err := os.Create(f.cpuprof)
+		if err != nil {
+			return nil, fmt.Errorf("cpu profile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(out); err != nil {
+			out.Close()
+			return nil, fmt.Errorf("cpu profile: %w", err)
+		}
+		stopCPU = func() { pprof.StopCPUProfile(); out.Close() }
 	}
-	out, err := os.Create(f.cpuprof)
+	if f.memprof == "" {
+		return func() error { stopCPU(); return nil }, nil
+	}
+	// Created now, so that a bad path fails before a long run, not after.
+	out, err := os.Create(f.memprof)
 	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
+		stopCPU()
+		return nil, fmt.Errorf("memory profile: %w", err)
 	}
-	if err := pprof.StartCPUProfile(out); err != nil {
-		out.Close()
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); out.Close() }, nil
+	return func() error {
+		stopCPU()
+		defer out.Close()
+		if err := pprof.Lookup("allocs").WriteTo(out, 0); err != nil {
+			return fmt.Errorf("memory profile: %w", err)
+		}
+		return out.Close()
+	}, nil
 }
 
 // specs checks every policy, the admission controller and the estimates
@@ -142,7 +161,9 @@ when stderr is a terminal; -q turns it off.`,
 			}
 			o, err := runner.Run(spec)
 			pr.done()
-			stop()
+			if perr := stop(); err == nil {
+				err = perr
+			}
 			if err != nil {
 				return err
 			}
@@ -233,7 +254,9 @@ self-contained page with every policy side by side (see 'spindle report').`,
 			pr.runs = len(specs)
 			outs, err := runner.RunAll(specs, parallel, pr.runDone)
 			pr.done()
-			stop()
+			if perr := stop(); err == nil {
+				err = perr
+			}
 			if err != nil {
 				return err
 			}
