@@ -51,8 +51,8 @@ func (h *holds) admit(j *sched.Job) {
 func (h *holds) allocated(ct *sched.Container, g *guard, touch func(node int)) {
 	j := ct.Job()
 	jh := h.jobs[j.ID()]
-	if jh == nil {
-		return
+	if jh == nil || ct.Phase() >= len(jh.released) {
+		return // a live application's tasks belong to no declared phase
 	}
 	if k := ct.Phase(); !jh.released[k] {
 		if jh.left[k] > 0 {

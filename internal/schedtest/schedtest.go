@@ -62,6 +62,13 @@ func (f *Forward) NodeUpdated(n *cluster.Node) {
 	}
 }
 
+// ClusterChanged forwards.
+func (f *Forward) ClusterChanged(n *cluster.Node) {
+	if o, ok := f.Inner.(sched.ClusterObserver); ok {
+		o.ClusterChanged(n)
+	}
+}
+
 // Reserves forwards; false when Inner does not reserve.
 func (f *Forward) Reserves() bool {
 	r, ok := f.Inner.(sched.Reserver)
@@ -152,9 +159,10 @@ func (f *forcing) NodeUpdated(n *cluster.Node) {
 func (f *forcing) ContainerChanged(c *sched.Container, from sched.ContainerState) {
 	f.pol.ContainerChanged(c, from)
 }
-func (f *forcing) TickEvery() clock.Duration { return f.pol.TickEvery() }
-func (f *forcing) Reserves() bool            { return f.pol.Reserves() }
-func (f *forcing) Tick(now clock.Time)       { f.pol.Tick(now) }
+func (f *forcing) ClusterChanged(n *cluster.Node) { f.pol.ClusterChanged(n) }
+func (f *forcing) TickEvery() clock.Duration      { return f.pol.TickEvery() }
+func (f *forcing) Reserves() bool                 { return f.pol.Reserves() }
+func (f *forcing) Tick(now clock.Time)            { f.pol.Tick(now) }
 
 // Driver methods.
 

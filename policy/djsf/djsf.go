@@ -320,6 +320,10 @@ func hasWork(j *sched.Job) bool {
 	return false
 }
 
+// ClusterChanged follows a live cluster: job sets are packed into its
+// capacity, so the next plan uses the capacity as it is now.
+func (p *Policy) ClusterChanged(*cluster.Node) { p.capacity = p.v.Cluster().Capacity() }
+
 // remaining is a running job's predicted remaining completion time: its
 // estimate times the fraction of its tasks not yet completed (as the
 // resource manager observed), floored at minJCT. Progress, rather than the

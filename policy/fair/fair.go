@@ -106,6 +106,23 @@ func (p *Policy) share(u resource.Vector) float64 {
 	return u.Share(resource.Memory, p.capacity)
 }
 
+// ClusterChanged follows a live cluster: shares are fractions of its
+// capacity, so when nodes join, leave or change, every job's share is
+// recomputed. Each key is changed and fixed in its heap before the next, so
+// the heaps stay ordered throughout.
+func (p *Policy) ClusterChanged(*cluster.Node) {
+	c := p.v.Cluster().Capacity()
+	if c == p.capacity {
+		return
+	}
+	p.capacity = c
+	for id := range p.key {
+		j := p.v.Job(sched.JobID(id))
+		p.key[id] = p.share(j.Usage())
+		p.queues[j.Queue().Index()].running.Fix(j)
+	}
+}
+
 // JobSubmitted makes room for the job's key.
 func (p *Policy) JobSubmitted(j *sched.Job) {
 	for int(j.ID()) >= len(p.key) {

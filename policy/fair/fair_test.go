@@ -144,3 +144,35 @@ func TestAssignMultiple(t *testing.T) {
 		}
 	}
 }
+
+// Shares are fractions of the cluster's capacity, so on a live cluster a
+// node joining can reorder DRF's jobs. On <8 vcores, 16 GB>, A holding three
+// <1 vcore, 256 MB> tasks has the dominant share 3/8 and B holding one
+// <1 vcore, 4 GB> task 1/4, so B is served first; once a <24 vcores, 0 GB>
+// node joins, A's share is 3/32 and B's still 1/4, so A is.
+func TestSharesFollowTheCluster(t *testing.T) {
+	h := schedtest.New(t, schedtest.Config{
+		Nodes: []resource.Vector{resource.New(8, 16*1024)},
+		Policy: func(v *sched.View) (sched.Policy, error) {
+			return fair.New(v, fair.Config{Mode: fair.DRF, MaxAMShare: 0.5, AssignMultiple: true}), nil
+		},
+	})
+	a := h.Submit(job("A", "default", none, 8, resource.New(1, 256)))
+	b := h.Submit(job("B", "default", none, 4, resource.New(1, 4096)))
+	for range 3 {
+		h.Place(a, 0, 0)
+	}
+	h.Place(b, 0, 0)
+	if got := h.Pick(0); got == nil || got.Job() != b {
+		t.Fatalf("before the node joins: picked %v, want B", got)
+	}
+	if _, err := h.Core.AddNode(h.Now, "wide", resource.New(24, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Pick(0); got == nil || got.Job() != a {
+		t.Fatalf("after a <24 vcores, 0 GB> node joined: picked %v, want A", got)
+	}
+	if err := h.Core.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
