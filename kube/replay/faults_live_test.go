@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
@@ -233,34 +234,69 @@ func TestLiveReplaySurvivesSchedulerKill9(t *testing.T) {
 	leftovers(t, c, run)
 }
 
-// A node deleted in the middle of a replay: the pods on it are lost (pod GC
-// removes them once the node is gone), the replayer asks again for their
-// tasks (and for a lost driver), spindle places them on the nodes left, and
-// every job completes.
+// A node deleted in the middle of a replay: the pods on it are lost, the
+// replayer asks again for their tasks (and for a lost driver), spindle
+// places them on the nodes left, and every job completes.
+//
+// kwok keeps playing the stages of a deleted node's pods, and pod GC removes
+// them only 40 s after the node is gone (its quarantine), by which time
+// these 10 s tasks have succeeded; so the test deletes the node's pods
+// itself, at once, as pod GC would: force-deleted, each only if it has not
+// changed since the test read it (a task that just succeeded is not lost).
 func TestLiveReplaySurvivesNodeDeletion(t *testing.T) {
 	kubetest.RequireBinaries(t)
 	bin := buildSpindle(t)
-	c := kubetest.Start(t, kubetest.Options{Kwok: true, ControllerManager: true})
+	c := kubetest.Start(t, kubetest.Options{Kwok: true})
 	const run = "nodeloss"
 	b := watchBindings(t, c, run)
 	startSpindle(t, c, bin, "spindle", "-p", "fair")
 	w := parse(t, faultJobs)
 	r, err := New(Options{Workload: w, WorkloadName: "fault-jobs", Client: c.Client, SchedulerName: "spindle",
-		RunID: run, StallTimeout: 90 * time.Second, Timeout: 5 * time.Minute})
+		RunID: run, StallTimeout: 60 * time.Second, Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := playAsync(r)
 
 	// The first node the replay creates, once it runs at least 4 pods.
+	ctx := context.Background()
 	victim := run + "-n0000"
 	waitFor(t, "4 pods running on "+victim, 60*time.Second, func() bool { _, n := b.onNode(victim); return n >= 4 })
-	lost, _ := b.onNode(victim)
-	if err := c.Client.CoreV1().Nodes().Delete(context.Background(), victim, metav1.DeleteOptions{}); err != nil {
+	if err := c.Client.CoreV1().Nodes().Delete(ctx, victim, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	deleted := time.Now()
-	t.Logf("deleted %s with %d pods not yet succeeded: %v", victim, len(lost), lost)
+	pods, err := c.Client.CoreV1().Pods("default").List(ctx, metav1.ListOptions{
+		LabelSelector: RunLabel + "=" + run, FieldSelector: "spec.nodeName=" + victim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []string
+	lostDrivers := 0
+	zero := int64(0)
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodSucceeded || p.DeletionTimestamp != nil {
+			continue
+		}
+		rv := p.ResourceVersion
+		err := c.Client.CoreV1().Pods("default").Delete(ctx, p.Name, metav1.DeleteOptions{
+			GracePeriodSeconds: &zero, Preconditions: &metav1.Preconditions{ResourceVersion: &rv}})
+		switch {
+		case err == nil:
+			lost = append(lost, p.Name)
+			if p.Labels[RoleLabel] == RoleAM {
+				lostDrivers++
+			}
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+			// It changed (most likely succeeded) since the list: not lost.
+		default:
+			t.Fatal(err)
+		}
+	}
+	t.Logf("deleted %s and its %d unfinished pods (%d drivers): %v", victim, len(lost), lostDrivers, lost)
+	if len(lost) == 0 {
+		t.Fatal("no pod was lost with the node: the test proves nothing")
+	}
 
 	p := <-done
 	if p.err != nil {
@@ -278,8 +314,13 @@ func TestLiveReplaySurvivesNodeDeletion(t *testing.T) {
 			tasks += ph.Tasks
 		}
 	}
-	if min := len(w.Jobs) + tasks; p.res.PodsCreated <= min {
-		t.Errorf("%d pods created, no more than the %d the workload needs: the lost work was not asked for again", p.res.PodsCreated, min)
+	// Every lost pod is created again: a lost task as a new attempt, a
+	// lost driver as the job's second AM attempt.
+	if want := len(w.Jobs) + tasks + len(lost); p.res.PodsCreated < want {
+		t.Errorf("%d pods created, want at least %d (%d drivers, %d tasks, %d lost)", p.res.PodsCreated, want, len(w.Jobs), tasks, len(lost))
+	}
+	if p.res.TaskRetries < len(lost)-lostDrivers {
+		t.Errorf("%d task pods created again, want at least the %d lost", p.res.TaskRetries, len(lost)-lostDrivers)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
