@@ -65,21 +65,30 @@ func Agree(sim []metrics.Job, simMakespan float64, live []metrics.Job, liveMakes
 	return a
 }
 
-// Check returns an error naming every way the runs disagree beyond the
-// tolerances: a job completed in one run only, a makespan ratio outside
-// [1-maxMakespanDev, 1+maxMakespanDev], a rank correlation below minRankCorr
-// (or undefined).
-func (a Agreement) Check(maxMakespanDev, minRankCorr float64) error {
+// Tolerance bounds how far a live run may stray from the simulated one: its
+// makespan at most Faster below and Slower above the simulator's (fractions:
+// 0.1 is 10 %), and a JCT rank correlation of at least RankCorr.
+type Tolerance struct {
+	Faster, Slower float64
+	RankCorr       float64
+}
+
+// Check returns an error naming every way the runs disagree beyond tol: a
+// job completed in one run only, a makespan ratio outside
+// [1-tol.Faster, 1+tol.Slower], a rank correlation below tol.RankCorr (or
+// undefined).
+func (a Agreement) Check(tol Tolerance) error {
 	var errs []string
 	if len(a.OnlySim) > 0 || len(a.OnlyLive) > 0 {
 		errs = append(errs, fmt.Sprintf("completed jobs differ: simulator only %v, live only %v", a.OnlySim, a.OnlyLive))
 	}
-	if !(math.Abs(a.MakespanRatio-1) <= maxMakespanDev+1e-9) { // 110/100-1 is 0.1000...09 in floating point
-		errs = append(errs, fmt.Sprintf("makespan live %.1fs vs simulator %.1fs (%+.1f %%), want within %.0f %%",
-			a.LiveMakespan, a.SimMakespan, 100*(a.MakespanRatio-1), 100*maxMakespanDev))
+	// 1e-9: 110/100-1 is 0.1000...09 in floating point.
+	if d := a.MakespanRatio - 1; !(d >= -tol.Faster-1e-9 && d <= tol.Slower+1e-9) {
+		errs = append(errs, fmt.Sprintf("makespan live %.1fs vs simulator %.1fs (%+.1f %%), want within -%.0f %% .. +%.0f %%",
+			a.LiveMakespan, a.SimMakespan, 100*d, 100*tol.Faster, 100*tol.Slower))
 	}
-	if !(a.RankCorr >= minRankCorr) {
-		errs = append(errs, fmt.Sprintf("JCT rank correlation %.3f over %d jobs, want >= %.2f", a.RankCorr, a.Common, minRankCorr))
+	if !(a.RankCorr >= tol.RankCorr) {
+		errs = append(errs, fmt.Sprintf("JCT rank correlation %.3f over %d jobs, want >= %.2f", a.RankCorr, a.Common, tol.RankCorr))
 	}
 	if len(errs) == 0 {
 		return nil

@@ -59,7 +59,8 @@ func TestAgree(t *testing.T) {
 		common            int
 		onlySim, onlyLive string
 		rho, ratio        float64
-		errs              []string // substrings of Check(0.10, 0.8); none: nil
+		tol               Tolerance // zero: 10 % either way, rank correlation 0.8
+		errs              []string  // substrings of Check's error; none: nil
 	}{
 		{name: "agree", live: jobsWith(map[string]float64{"a": 11, "b": 22, "c": 29, "d": 45}, "a", "b", "c", "d"),
 			simMS: 100, liveMS: 95, common: 4, rho: 1, ratio: 0.95},
@@ -67,7 +68,16 @@ func TestAgree(t *testing.T) {
 		{name: "at the bounds", live: jobsWith(map[string]float64{"a": 21, "b": 12, "c": 30, "d": 40}, "a", "b", "c", "d"),
 			simMS: 100, liveMS: 110, common: 4, rho: 0.8, ratio: 1.1},
 		{name: "too slow", live: jobsWith(map[string]float64{"a": 10, "b": 20, "c": 30, "d": 40}, "a", "b", "c", "d"),
-			simMS: 100, liveMS: 111, common: 4, rho: 1, ratio: 1.11, errs: []string{"makespan live 111.0s vs simulator 100.0s (+11.0 %)"}},
+			simMS: 100, liveMS: 111, common: 4, rho: 1, ratio: 1.11, errs: []string{"makespan live 111.0s vs simulator 100.0s (+11.0 %), want within -10 % .. +10 %"}},
+		// Asymmetric: 15 % faster passes when 20 % faster is allowed, and
+		// fails when only 10 % is.
+		{name: "faster, allowed", live: jobsWith(map[string]float64{"a": 10, "b": 20, "c": 30, "d": 40}, "a", "b", "c", "d"),
+			simMS: 100, liveMS: 85, common: 4, rho: 1, ratio: 0.85, tol: Tolerance{Faster: 0.2, Slower: 0.1, RankCorr: 0.8}},
+		{name: "faster, not allowed", live: jobsWith(map[string]float64{"a": 10, "b": 20, "c": 30, "d": 40}, "a", "b", "c", "d"),
+			simMS: 100, liveMS: 85, common: 4, rho: 1, ratio: 0.85, errs: []string{"(-15.0 %)"}},
+		{name: "slower than an asymmetric bound", live: jobsWith(map[string]float64{"a": 10, "b": 20, "c": 30, "d": 40}, "a", "b", "c", "d"),
+			simMS: 100, liveMS: 115, common: 4, rho: 1, ratio: 1.15, tol: Tolerance{Faster: 0.2, Slower: 0.1, RankCorr: 0.8},
+			errs: []string{"want within -20 % .. +10 %"}},
 		// live order of common a,b,c: (30,20,10): rho -1; d not completed live.
 		{name: "one job missing, order reversed", live: jobsWith(map[string]float64{"a": 30, "b": 20, "c": 10}, "a", "b", "c", "d"),
 			simMS: 100, liveMS: 100, common: 3, onlySim: "d", rho: -1, ratio: 1,
@@ -82,7 +92,11 @@ func TestAgree(t *testing.T) {
 		if math.Abs(a.RankCorr-c.rho) > 1e-12 || math.Abs(a.MakespanRatio-c.ratio) > 1e-12 {
 			t.Errorf("%s: rho %v ratio %v, want %v %v", c.name, a.RankCorr, a.MakespanRatio, c.rho, c.ratio)
 		}
-		err := a.Check(0.10, 0.8)
+		tol := c.tol
+		if tol == (Tolerance{}) {
+			tol = Tolerance{Faster: 0.1, Slower: 0.1, RankCorr: 0.8}
+		}
+		err := a.Check(tol)
 		if len(c.errs) == 0 && err != nil {
 			t.Errorf("%s: Check: %v", c.name, err)
 		}
@@ -95,7 +109,7 @@ func TestAgree(t *testing.T) {
 			}
 		}
 	}
-	if a := Agree(sim, 0, sim, 10); !math.IsNaN(a.MakespanRatio) || a.Check(0.1, 0.8) == nil {
-		t.Errorf("zero simulated makespan: ratio %v, Check %v", a.MakespanRatio, a.Check(0.1, 0.8))
+	if a := Agree(sim, 0, sim, 10); !math.IsNaN(a.MakespanRatio) || a.Check(Tolerance{0.1, 0.1, 0.8}) == nil {
+		t.Errorf("zero simulated makespan: ratio %v, Check passed", a.MakespanRatio)
 	}
 }
