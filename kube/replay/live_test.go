@@ -153,7 +153,8 @@ func TestLiveAMBurstCompletesUnderSpindleAutoAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	sched := exec.Command(bin, "kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fair", "--admission", "autoadmin")
+	sched := exec.Command(bin, "kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fair", "--admission", "autoadmin",
+		"--http-address", "off") // the default port may be taken by another scheduler on the machine
 	sched.Stdout, sched.Stderr = logf, logf
 	sched.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := sched.Start(); err != nil {
