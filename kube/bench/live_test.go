@@ -80,7 +80,9 @@ func spindleBinary(t *testing.T) string {
 // and stops it by PID when the test ends.
 func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int) {
 	t.Helper()
-	args := []string{"kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fifo", "--log-level", "warn"}
+	// The status server is off: the default port may be taken by another
+	// scheduler on the machine, and the benchmark reads nothing from it.
+	args := []string{"kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fifo", "--log-level", "warn", "--http-address", "off"}
 	if qps > 0 {
 		args = append(args, "--qps", fmt.Sprint(qps), "--burst", strconv.Itoa(burst))
 	}
