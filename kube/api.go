@@ -41,9 +41,9 @@ type apiResult struct {
 	err error
 }
 
-// worker runs API calls until the loop closes the task channel.
-func (s *Scheduler) worker(ctx context.Context) {
-	for t := range s.tasks {
+// worker runs API calls until the loop closes its task channel.
+func (s *Scheduler) worker(ctx context.Context, tasks <-chan apiTask) {
+	for t := range tasks {
 		r := apiResult{apiTask: t}
 		switch t.kind {
 		case taskBind:
@@ -88,7 +88,7 @@ func (s *Scheduler) patchUnschedulable(ctx context.Context, t apiTask) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.o.Client.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	_, err = s.o.StatusClient.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	return err
 }
 
@@ -183,8 +183,37 @@ func (s *Scheduler) setWhy(ps *podState, msg string) {
 	}
 	if msg != ps.cond && ps.pod.Spec.NodeName == "" {
 		ps.cond = msg
-		s.outbox = append(s.outbox, apiTask{kind: taskStatus, pod: ps.key, uid: ps.uid, rv: ps.pod.ResourceVersion, obj: ps.pod, message: msg})
+		s.statusBox = append(s.statusBox, statusWrite{pod: ps.key, uid: ps.uid, message: msg})
 	}
+}
+
+// statusWrite is a PodScheduled=False condition waiting for a status
+// worker.
+type statusWrite struct {
+	pod, uid, message string
+}
+
+// nextStatus returns the first queued condition that is still worth
+// writing, as a task against the pod's latest version, and drops those
+// ahead of it that are not: the pod left, was placed or bound since, or
+// waits for something else now (a newer write is queued for it).
+func (s *Scheduler) nextStatus() (apiTask, bool) {
+	for len(s.statusBox) > 0 {
+		w := s.statusBox[0]
+		ps := s.pods[w.pod]
+		if ps != nil && ps.uid == w.uid && ps.cond == w.message && ps.pod.Spec.NodeName == "" &&
+			(ps.phase == podAsked || ps.phase == podBackoff || ps.phase == podHeld) {
+			return apiTask{kind: taskStatus, pod: ps.key, uid: ps.uid, rv: ps.pod.ResourceVersion, obj: ps.pod, message: w.message}, true
+		}
+		if ps != nil && ps.uid == w.uid && ps.cond == w.message {
+			// Not written: should the pod wait again for the same
+			// reason, say so then.
+			ps.cond = ""
+		}
+		s.statusBox[0] = statusWrite{}
+		s.statusBox = s.statusBox[1:]
+	}
+	return apiTask{}, false
 }
 
 // refreshStatus says on every waiting pod what it waits for.

@@ -42,7 +42,13 @@ import (
 
 // Options configure a Scheduler.
 type Options struct {
-	Client        kubernetes.Interface
+	Client kubernetes.Interface
+	// StatusClient writes what is said about waiting pods: Events (when
+	// Recorder is nil) and PodScheduled=False conditions; nil uses Client.
+	// Give it a client of its own, with its own rate limiter, as
+	// kube-scheduler does for its Events, so that these writes never spend
+	// the budget the bindings need.
+	StatusClient  kubernetes.Interface
 	SchedulerName string // pods with this spec.schedulerName are ours
 	Policy        policy.Factory
 	PolicyName    string
@@ -51,7 +57,8 @@ type Options struct {
 	Config        *FileConfig       // nil: one queue "default"
 	// Recorder posts Events; nil posts them to the apiserver.
 	Recorder record.EventRecorder
-	// BindWorkers bounds concurrent API calls (bindings, status patches).
+	// BindWorkers bounds concurrent bindings; a quarter as many workers
+	// (at least one) write status conditions.
 	BindWorkers int
 	// BackoffInitial and BackoffMax bound the retry delay after a failed
 	// binding; it doubles on each failure of the same pod.
@@ -112,6 +119,12 @@ type Scheduler struct {
 	inflight int
 	results  chan apiResult
 	tasks    chan apiTask
+	// statusBox holds the PodScheduled=False conditions still to write, in
+	// a lane of their own (statusTasks, on StatusClient) so that a backlog
+	// of them never delays a binding. Each is checked again when a worker
+	// takes it: a pod placed meanwhile is not written to.
+	statusBox   []statusWrite
+	statusTasks chan apiTask
 	// retry is when the earliest pod in backoff may be asked again.
 	backoff []*podState
 	// calls are functions to run on the loop, for readers outside it.
@@ -202,6 +215,9 @@ func New(o Options) (*Scheduler, error) {
 	if o.Config == nil {
 		o.Config = defaultConfig()
 	}
+	if o.StatusClient == nil {
+		o.StatusClient = o.Client
+	}
 	if o.BindWorkers <= 0 {
 		o.BindWorkers = 16
 	}
@@ -224,7 +240,7 @@ func New(o Options) (*Scheduler, error) {
 		o: o, queue: newWorkQueue(),
 		nodes: map[string]*nodeState{}, pods: map[string]*podState{}, jobs: map[string]*jobState{},
 		jobGen: map[string]int{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{},
-		results: make(chan apiResult, o.BindWorkers), tasks: make(chan apiTask), calls: make(chan func()), stopped: make(chan struct{}),
+		results: make(chan apiResult, o.BindWorkers), tasks: make(chan apiTask), statusTasks: make(chan apiTask), calls: make(chan func()), stopped: make(chan struct{}),
 		nextTick: clock.Never,
 	}
 	return s, nil
@@ -240,7 +256,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	defer close(s.stopped)
 	if s.o.Recorder == nil {
 		b := record.NewBroadcaster(record.WithContext(ctx))
-		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.o.Client.CoreV1().Events("")})
+		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.o.StatusClient.CoreV1().Events("")})
 		defer b.Shutdown()
 		s.o.Recorder = b.NewRecorder(scheme.Scheme, v1.EventSource{Component: s.o.SchedulerName})
 	}
@@ -291,14 +307,21 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		defer s.o.Observe.SetSynced(false)
 	}
 	workers := make(chan struct{})
+	statusWorkers := max(1, s.o.BindWorkers/4)
 	for range s.o.BindWorkers {
 		go func() {
 			defer func() { workers <- struct{}{} }()
-			s.worker(ctx)
+			s.worker(ctx, s.tasks)
+		}()
+	}
+	for range statusWorkers {
+		go func() {
+			defer func() { workers <- struct{}{} }()
+			s.worker(ctx, s.statusTasks)
 		}()
 	}
 	err := s.loop(ctx)
-	for range s.o.BindWorkers {
+	for range s.o.BindWorkers + statusWorkers {
 		<-workers
 	}
 	return err
@@ -429,15 +452,22 @@ func (s *Scheduler) loop(ctx context.Context) error {
 	for {
 		s.settle()
 		s.armTimer(timer)
-		var send chan apiTask
-		var head apiTask
+		var send, sendStatus chan apiTask
+		var head, headStatus apiTask
 		if len(s.outbox) > 0 {
 			send, head = s.tasks, s.outbox[0]
+		}
+		if t, ok := s.nextStatus(); ok {
+			sendStatus, headStatus = s.statusTasks, t
 		}
 		select {
 		case <-ctx.Done():
 			close(s.tasks)
+			close(s.statusTasks)
 			return nil
+		case sendStatus <- headStatus:
+			s.statusBox[0] = statusWrite{}
+			s.statusBox = s.statusBox[1:]
 		case <-s.queue.wake:
 			s.processQueue()
 		case r := <-s.results:

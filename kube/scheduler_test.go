@@ -843,3 +843,85 @@ func TestFractionalRequestsPlacedExactly(t *testing.T) {
 		}
 	})
 }
+
+// Conditions on waiting pods go through the status client, never the
+// client the bindings use.
+func TestStatusWritesUseTheStatusClient(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil))
+	status := fake.NewClientset()
+	var mu sync.Mutex
+	patched := map[string]string{}
+	status.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		pa := a.(k8stesting.PatchAction)
+		mu.Lock()
+		patched[pa.GetNamespace()+"/"+pa.GetName()+"/"+pa.GetSubresource()] = string(pa.GetPatch())
+		mu.Unlock()
+		return true, &v1.Pod{}, nil
+	})
+	o := e.options("fair", "static:4")
+	o.StatusClient = status
+	e.start(o)
+	e.add(mkPod("spark", "drv", "1", driver("app-1")))
+	e.staysUnbound("spark/drv")
+	e.waitFor("PodScheduled=False on the driver, through the status client", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(patched["spark/drv/status"], "waits for admission")
+	})
+	for _, a := range e.client.Actions() {
+		if a.GetVerb() == "patch" {
+			t.Errorf("the main client patched %s/%s", a.GetResource().Resource, a.GetSubresource())
+		}
+	}
+}
+
+// A queued condition is written only if the pod still waits for the same
+// reason when a status worker takes it, and against the pod's latest
+// version.
+func TestNextStatusDropsWritesForPodsNoLongerWaiting(t *testing.T) {
+	pod := func(rv, node string) *v1.Pod {
+		p := mkPod("ns", "p", "1")
+		p.ResourceVersion, p.Spec.NodeName = rv, node
+		return p
+	}
+	for _, tc := range []struct {
+		name     string
+		ps       *podState // nil: the pod is gone
+		write    statusWrite
+		want     bool
+		wantCond string // ps.cond afterwards
+	}{
+		{"still waiting", &podState{key: "ns/p", uid: "u1", phase: podAsked, cond: "m", pod: pod("7", "")}, statusWrite{"ns/p", "u1", "m"}, true, "m"},
+		{"held", &podState{key: "ns/p", uid: "u1", phase: podHeld, cond: "m", pod: pod("7", "")}, statusWrite{"ns/p", "u1", "m"}, true, "m"},
+		{"in backoff", &podState{key: "ns/p", uid: "u1", phase: podBackoff, cond: "m", pod: pod("7", "")}, statusWrite{"ns/p", "u1", "m"}, true, "m"},
+		{"placed since", &podState{key: "ns/p", uid: "u1", phase: podAssumed, cond: "m", pod: pod("7", "")}, statusWrite{"ns/p", "u1", "m"}, false, ""},
+		{"bound since", &podState{key: "ns/p", uid: "u1", phase: podAsked, cond: "m", pod: pod("8", "a")}, statusWrite{"ns/p", "u1", "m"}, false, ""},
+		{"waits for something else", &podState{key: "ns/p", uid: "u1", phase: podAsked, cond: "n", pod: pod("7", "")}, statusWrite{"ns/p", "u1", "m"}, false, "n"},
+		{"replaced by a pod of the same name", &podState{key: "ns/p", uid: "u2", phase: podAsked, cond: "m", pod: pod("7", "")}, statusWrite{"ns/p", "u1", "m"}, false, "m"},
+		{"gone", nil, statusWrite{"ns/p", "u1", "m"}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Scheduler{pods: map[string]*podState{}, statusBox: []statusWrite{tc.write}}
+			if tc.ps != nil {
+				s.pods["ns/p"] = tc.ps
+			}
+			task, ok := s.nextStatus()
+			if ok != tc.want {
+				t.Fatalf("nextStatus() ok = %v, want %v", ok, tc.want)
+			}
+			if ok {
+				if task.kind != taskStatus || task.pod != "ns/p" || task.uid != "u1" || task.message != "m" || task.rv != tc.ps.pod.ResourceVersion {
+					t.Errorf("task = %+v", task)
+				}
+				if len(s.statusBox) != 1 {
+					t.Errorf("the write was taken off the queue before a worker took it")
+				}
+			} else if len(s.statusBox) != 0 {
+				t.Errorf("stale write left on the queue: %v", s.statusBox)
+			}
+			if tc.ps != nil && tc.ps.cond != tc.wantCond {
+				t.Errorf("cond = %q, want %q", tc.ps.cond, tc.wantCond)
+			}
+		})
+	}
+}

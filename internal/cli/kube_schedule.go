@@ -78,7 +78,7 @@ is used.`,
 	fl.StringVar(&f.leaseNamespace, "lease-namespace", "kube-system", "namespace of the leader-election Lease")
 	fl.StringVar(&f.leaseName, "lease-name", "", "name of the leader-election Lease (default the scheduler name)")
 	fl.IntVar(&f.workers, "bind-workers", 16, "API calls (bindings, status updates) in flight at most")
-	fl.Float32Var(&f.qps, "qps", 50, "client-side limit on API requests per second")
+	fl.Float32Var(&f.qps, "qps", 50, "client-side limit on API requests per second, for bindings and reads; Events and pod conditions have a second client with the same limits")
 	fl.IntVar(&f.burst, "burst", 100, "client-side burst of API requests")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
 	fl.StringVar(&f.httpAddress, "http-address", observe.DefaultAddress, "serve /metrics, /healthz, /readyz, the read-only JSON API (/api/v1/...) and the status page here; \"off\" serves nothing")
@@ -111,14 +111,21 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	if err != nil {
 		return err
 	}
-	client, err := scheduleClient(f.kubeconfig, f.qps, f.burst)
+	client, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler")
+	if err != nil {
+		return err
+	}
+	// Events and PodScheduled conditions go through a client of their own,
+	// with its own rate limiter (as kube-scheduler's Events do), so that
+	// what the scheduler says about waiting pods never slows its bindings.
+	statusClient, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler-status")
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	rec := observe.NewRecorder(observe.Options{})
 	s, err := kube.New(kube.Options{
-		Client: client, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af, AdmissionName: f.admission,
+		Client: client, StatusClient: statusClient, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af, AdmissionName: f.admission,
 		Config: cfg, BindWorkers: f.workers, Log: log, Observe: rec,
 	})
 	if err != nil {
@@ -207,7 +214,7 @@ func runLeader(ctx context.Context, client kubernetes.Interface, f *scheduleFlag
 
 // scheduleClient builds a client from a kubeconfig file, $KUBECONFIG, or
 // the in-cluster configuration, in that order.
-func scheduleClient(kubeconfig string, qps float32, burst int) (*kubernetes.Clientset, error) {
+func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string) (*kubernetes.Clientset, error) {
 	if kubeconfig == "" {
 		kubeconfig = os.Getenv("KUBECONFIG")
 	}
@@ -219,7 +226,7 @@ func scheduleClient(kubeconfig string, qps float32, burst int) (*kubernetes.Clie
 		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
 	}
 	cfg.QPS, cfg.Burst = qps, burst
-	cfg.UserAgent = "spindle-scheduler"
+	cfg.UserAgent = userAgent
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
