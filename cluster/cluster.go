@@ -253,6 +253,12 @@ func (l *Ledger) Allocate(id NodeID, r resource.Vector, am bool) error {
 	if !r.Fits(n.Free()) {
 		return fmt.Errorf("%v: %v does not fit free %v", n, r, n.Free())
 	}
+	l.hold(n, r, am)
+	return nil
+}
+
+// hold adds r to what node n and the cluster hold, as an AM or a task.
+func (l *Ledger) hold(n *Node, r resource.Vector, am bool) {
 	n.allocated = n.allocated.Add(r)
 	l.c.allocated = l.c.allocated.Add(r)
 	if am {
@@ -262,7 +268,6 @@ func (l *Ledger) Allocate(id NodeID, r resource.Vector, am bool) error {
 	} else {
 		n.taskCount++
 	}
-	return nil
 }
 
 // Adopt records r, already held by a container running on node id that the
@@ -274,15 +279,7 @@ func (l *Ledger) Adopt(id NodeID, r resource.Vector, am bool) error {
 	if n.removed || r.AnyNegative() {
 		return fmt.Errorf("%v: cannot adopt %v on a removed node or with a negative request", n, r)
 	}
-	n.allocated = n.allocated.Add(r)
-	l.c.allocated = l.c.allocated.Add(r)
-	if am {
-		n.amAllocated = n.amAllocated.Add(r)
-		l.c.amAllocated = l.c.amAllocated.Add(r)
-		n.amCount++
-	} else {
-		n.taskCount++
-	}
+	l.hold(n, r, am)
 	l.setCeiling(n)
 	return nil
 }

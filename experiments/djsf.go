@@ -361,16 +361,20 @@ func runDJSF(cfg Config) (string, error) {
 	p("The no-contention JCT is each job's JCT on a cluster 100 times larger (same jobs, arrivals, heartbeats and launch delays): no policy can do better on the real cluster. ")
 	p("On seed 1 that bound is %.3f of SJF's average JCT; SJF itself is only %.1f %% above it, so at this load there is little for any ordering to win. The paper's regime (above) is where ordering matters.\n\n", lb, (1/lb-1)*100)
 
+	// header starts a table with one column per main setting.
+	header := func(first string) {
+		p("| %s |", first)
+		for _, s := range main4 {
+			p(" %s |", s.c.label)
+		}
+		p("\n|---|")
+		for range main4 {
+			p("---|")
+		}
+		p("\n")
+	}
 	p("### Which metrics separate the schemes\n\nFor each measure, the spread between SJF, both Tetris settings, DJSF and djsf+ (E = 0): (largest − smallest) / mean, in per cent. A measure that does not move between schemes cannot rank them.\n\n")
-	p("| measure |")
-	for _, s := range main4 {
-		p(" %s |", s.c.label)
-	}
-	p("\n|---|")
-	for range main4 {
-		p("---|")
-	}
-	p("\n")
+	header("measure")
 	for _, m := range djMetrics {
 		p("| %s |", m.name)
 		for _, s := range main4 {
@@ -403,15 +407,7 @@ func runDJSF(cfg Config) (string, error) {
 	p("\n")
 
 	p("### DJSF's k (E = 0)\n\nk = 3 was set after results on the default workload had been seen (docs/djsf.md); this table is the sensitivity instead of a rule stated in advance. k = 0 is ⌈√(n/2)⌉ of the jobs in each plan (23 for 1000 jobs). Ratios are DJSF's average JCT over SJF's, mean over seeds.\n\n")
-	p("| k |")
-	for _, s := range main4 {
-		p(" %s |", s.c.label)
-	}
-	p("\n|---|")
-	for range main4 {
-		p("---|")
-	}
-	p("\n")
+	header("k")
 	for _, k := range djKs {
 		label := fmt.Sprint(k)
 		if k == djsf.DefaultK {
