@@ -181,6 +181,9 @@ func (p *Policy) refreshJob(e *jobEntry) {
 			}
 		}
 		e.inElig = false
+		if j.State() == sched.Finished {
+			ix.jobs[j.ID()] = nil // a finished job never asks again
+		}
 		return
 	}
 	e.r = rank{p.share[j.ID()], j.ID()}
