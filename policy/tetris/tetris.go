@@ -33,6 +33,10 @@
 // (one may always run). Without it, new jobs (furthest below their fair share)
 // would get their AMs first until AMs fill the cluster and deadlock it.
 //
+// Scoring every candidate at every pick is a pass over every runnable job;
+// an index (index.go) answers without it and leaves the rare pick it cannot
+// call exactly to that pass, so decisions are the same bit for bit.
+//
 // Not modelled: Tetris's barrier knob, its remote-resource penalty and its
 // tracking of actual (rather than requested) usage; the simulated cluster has
 // no network or disk contention and tasks use what they request.
@@ -100,6 +104,9 @@ type Policy struct {
 	stamp   uint64
 	sumA    float64
 	sumW    float64
+
+	ix    index
+	stack []int32 // scratch for offerGlobal
 }
 
 type shapeBest struct {
@@ -108,6 +115,7 @@ type shapeBest struct {
 	work  float64
 	rank  rank
 	ask   *sched.Ask
+	job   *sched.Job // the index's choice; the scan sets ask
 }
 
 type nodeShape struct {
@@ -154,7 +162,7 @@ type candidate struct {
 
 // New returns a Tetris policy.
 func New(v *sched.View, cfg Config) *Policy {
-	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity(), shapeOf: map[resource.Vector]int32{}}
+	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity(), shapeOf: map[resource.Vector]int32{}, ix: newIndex()}
 	p.runnable = jobq.New(func(a, b *sched.Job) bool {
 		if sa, sb := p.share[a.ID()], p.share[b.ID()]; sa != sb {
 			return sa < sb
@@ -234,6 +242,7 @@ func (p *Policy) AsksChanged(j *sched.Job) { p.update(j) }
 func (p *Policy) JobFinished(j *sched.Job) { p.update(j) }
 
 func (p *Policy) update(j *sched.Job) {
+	p.markDirty(j)
 	p.runnable.Update(j)
 	in, at := p.runnable.Has(j), p.slot[j.ID()]
 	switch {
@@ -259,6 +268,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, _ sched.ContainerState) {
 	j := c.Job()
 	p.share[j.ID()] = j.Usage().DominantShare(p.capacity)
 	p.runnable.Fix(j)
+	p.markDirty(j)
 	if s != sched.Completed || c.IsAM() || c.Phase() >= len(p.jobs[j.ID()].sum) { // an open job declares no phases
 		return
 	}
@@ -355,18 +365,50 @@ func Alignment(request, free, capacity resource.Vector) float64 {
 	return a
 }
 
-// Pick scores every outstanding ask that fits n among the eligible jobs and
+// Pick returns the task with the best score among the eligible jobs'
+// outstanding asks that fit n. The index answers (see index); when it
+// cannot, scan scores every candidate.
+func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
+	free := n.Free()
+	if p.runnable.First(n, free) == nil {
+		return nil // nothing fits: skip the scoring pass
+	}
+	p.refresh()
+	if !n.Schedulable() {
+		return nil // every ask is ineligible on it
+	}
+	capN, amRoom := n.Capacity(), p.amRoom()
+	a, how := p.pickIndexed(free, capN, amRoom)
+	switch how {
+	case answered:
+	case noneEligible:
+		a = p.walk(n, free, capN, amRoom)
+	default:
+		a = p.scan(n, free, capN, amRoom)
+	}
+	if checkPick != nil {
+		scanned := a
+		if how != undecided {
+			scanned = p.scan(n, free, capN, amRoom)
+		}
+		checkPick(how, a, scanned, p.invariants())
+	}
+	return a
+}
+
+// checkPick, when set (by tests), hears every pick that got as far as
+// scoring: how the index answered, its answer, the scan's, and what is wrong
+// with the index.
+var checkPick func(how answer, indexed, scanned *sched.Ask, broken error)
+
+// scan scores every outstanding ask that fits n among the eligible jobs and
 // returns the best.
 //
 // The eligible jobs are found by a cut rather than a walk in fairness order:
 // the ⌈(1 − f)·N⌉-th smallest (share, id) is selected in linear time, and one
 // flat pass scores every job at or below it. When none of them can use the
 // node, the first job in fairness order that can gets it.
-func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
-	free := n.Free()
-	if p.runnable.First(n, free) == nil {
-		return nil // nothing fits: skip the scoring pass
-	}
+func (p *Policy) scan(n *cluster.Node, free, capN, amRoom resource.Vector) *sched.Ask {
 	eligible := max(int(math.Ceil((1-p.cfg.F)*float64(len(p.members)))), 1)
 	cut := rank{share: math.Inf(1)}
 	if eligible < len(p.members) {
@@ -376,8 +418,6 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		}
 		cut = selectRank(p.ranks, eligible-1)
 	}
-	capN := n.Capacity()
-	amRoom := p.amRoom()
 	p.stamp++
 	p.touched, p.sumA, p.sumW = p.touched[:0], 0, 0
 	for _, j := range p.members {
@@ -388,11 +428,20 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		p.addCandidates(j, n, r, free, capN, amRoom)
 	}
 	if len(p.touched) == 0 {
-		p.runnable.Ascend(func(j *sched.Job) bool {
-			p.addCandidates(j, n, rank{p.share[j.ID()], j.ID()}, free, capN, amRoom)
-			return len(p.touched) == 0
-		})
+		return p.walk(n, free, capN, amRoom)
 	}
+	return p.bestAsk()
+}
+
+// walk gives the node to the first job in fairness order that can use it,
+// when no eligible job can.
+func (p *Policy) walk(n *cluster.Node, free, capN, amRoom resource.Vector) *sched.Ask {
+	p.stamp++
+	p.touched, p.sumA, p.sumW = p.touched[:0], 0, 0
+	p.runnable.Ascend(func(j *sched.Job) bool {
+		p.addCandidates(j, n, rank{p.share[j.ID()], j.ID()}, free, capN, amRoom)
+		return len(p.touched) == 0
+	})
 	return p.bestAsk()
 }
 

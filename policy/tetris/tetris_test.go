@@ -247,3 +247,31 @@ func bruteForce(p *Policy, free, capN resource.Vector) *sched.Ask {
 	}
 	return choose(cs, p.cfg.M)
 }
+
+func TestBeats(t *testing.T) {
+	sb := func(align, work float64) *shapeBest { return &shapeBest{align: align, work: work} }
+	tests := []struct {
+		name   string
+		b, o   *shapeBest
+		lo, hi float64
+		want   bool
+	}{
+		// 0.6 − ε·1 against 0.4 − ε·2: b wins for every ε ≥ 0.
+		{"wins at both ends", sb(0.6, 1), sb(0.4, 2), 0.1, 0.1000001, true},
+		// The scores cross at ε = 0.2: an interval around it cannot be called.
+		{"crossing inside the interval", sb(0.6, 2), sb(0.4, 1), 0.19999, 0.20001, false},
+		// Just below the crossing b wins; the interval lies wholly below it.
+		{"below the crossing", sb(0.6, 2), sb(0.4, 1), 0.1, 0.1000001, true},
+		{"above the crossing", sb(0.6, 2), sb(0.4, 1), 0.3, 0.3000001, false},
+		// Equal scores are decided by rank in the scan, not by the index.
+		{"tie", sb(0.5, 1), sb(0.5, 1), 0.2, 0.2, false},
+		// A lead smaller than the rounding of a score is no lead.
+		{"lead within rounding", sb(0.5+1e-14, 1), sb(0.5, 1), 0.2, 0.2, false},
+		{"eps zero", sb(0.7, 5), sb(0.6, 1), 0, 0, true},
+	}
+	for _, tt := range tests {
+		if got := beats(tt.b, tt.o, tt.lo, tt.hi); got != tt.want {
+			t.Errorf("%s: beats = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
