@@ -139,6 +139,13 @@ func (c *Controller) predict() (capacity, reserve resource.Vector) {
 			capacity[d] = int64(math.Floor(in.C))
 		}
 		reserve[d] = c.cfg.Predict(in, unitOf(d)).Value
+		if c.cfg.TasksPerAM > 0 && in.Known {
+			// Counted on the whole cluster, then moved into the frame of
+			// the capacity divided above, which Slots or Packing may have
+			// cut: the AM room left is what matters to ARC.
+			whole := PerAMReserve(float64(c.capacity[d]), in.AvgAM, in.AvgTC, c.cfg.TasksPerAM, unitOf(d))
+			reserve[d] = max(reserve[d], whole-(c.capacity[d]-capacity[d]))
+		}
 		if c.cfg.Safe {
 			reserve[d] = max(reserve[d], roundUp(float64(c.safeReserve(d)), unitOf(d)))
 		}

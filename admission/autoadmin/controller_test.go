@@ -210,6 +210,25 @@ func TestRetryWhenReservationFalls(t *testing.T) {
 	}
 }
 
+// tasks_per_am raises autoadmin+'s reservation above what whole containers
+// give, by hand on the paper's 8 nodes with AMs of 2 and tasks of 1 vcore:
+// Pairs gives 21 AMs beside 22 tasks (R_R 21 of 63); with 1.1 tasks beside
+// each AM Eq. 3.2 on 64 vcores gives ⌈64·1.1/3.1⌉ = 23, so AMs may hold 41
+// vcores, 20 AMs; with 1.3, ⌈64·1.3/3.3⌉ = 26 leaves 38, 19 AMs.
+func TestTasksPerAM(t *testing.T) {
+	for _, c := range []struct {
+		k    float64
+		want int
+	}{{0, 21}, {1, 21}, {1.1, 20}, {1.3, 19}} {
+		cfg := autoadmin.Plus()
+		cfg.TasksPerAM = c.k
+		h, _ := harness(t, 8, cfg)
+		if got := admitted(submit(h, 30, 2, 1, 1)); got != c.want {
+			t.Errorf("tasks_per_am=%g: admitted %d at the burst, want %d", c.k, got, c.want)
+		}
+	}
+}
+
 // A job whose AM alone breaks the test is let in when nothing else is
 // admitted, so it cannot wait forever; others wait behind it.
 func TestForcedAdmission(t *testing.T) {
