@@ -24,10 +24,11 @@
 // (guard.go) that makes them deadlock-free in every resource, on mixed node
 // sizes and under external load; Paper is the paper's literal rule.
 // Plus configures autoadmin+, an improved variant that starts from the
-// requests jobs declare, counts capacity as whole containers fill nodes,
-// reserves for a job's task demand and replaces the 40 % floor by a bound
-// that provably leaves room for a task. docs/autoadmin.md records how the
-// paper was read and why each change was made.
+// requests jobs declare, counts capacity in whole containers per node with
+// one task beside each AM, replaces the 40 % floor by a bound that provably
+// leaves room for a task, and holds reduces at slow-start in its guard.
+// docs/autoadmin.md records how the paper was read and why each change was
+// made.
 package autoadmin
 
 import (
