@@ -109,6 +109,14 @@ type Config struct {
 	// uses it: the k that helps on the paper's model is fitted to it
 	// (docs/autoadmin.md, Results).
 	TasksPerAM float64
+	// Backlog admits a job only while the admitted jobs' task containers
+	// that wait for allocation number at most one per node: what one
+	// round of node heartbeats, one container each (YARN's default),
+	// can place. A longer backlog means the task room is full, and a new
+	// AM would take room from tasks that already wait for it. No default
+	// uses it: a job with many waiting tasks then holds every other job
+	// back (docs/autoadmin.md, Results).
+	Backlog bool
 }
 
 // Default is the paper's algorithm kept in every resource (dims=all) with
@@ -177,6 +185,7 @@ func Params(r *params.Reader, d Config) Config {
 		Slots:      r.Bool("slots", d.Slots, fmt.Sprintf("count the cluster as the most AMs and tasks of the average sizes that whole containers can hold node by node, one task beside each AM (default %v)", d.Slots)),
 		Demand:     r.Bool("demand", d.Demand, fmt.Sprintf("use a job's average task demand (the tasks it runs and asks for) in place of the average task container (default %v)", d.Demand)),
 		TasksPerAM: r.Float("tasks_per_am", d.TasksPerAM, 0, 64, fmt.Sprintf("keep the reservation at least at Eq. 3.2 with this many average tasks beside each AM, on the whole cluster; 0 is off (default %g)", d.TasksPerAM)),
+		Backlog:    r.Bool("backlog", d.Backlog, fmt.Sprintf("admit a job only while at most one task container per node waits for allocation among the admitted jobs (default %v)", d.Backlog)),
 		Safe:       r.Bool("safe", d.Safe, fmt.Sprintf("keep at least the reservation that guarantees some node room free of AMs for the largest declared task (default %v)", d.Safe)),
 	}
 	// hold_early refines the guard: without the guard it means nothing, so
@@ -211,6 +220,9 @@ func (c Config) String() string {
 	}
 	if c.HoldEarly {
 		s += " hold_early=true"
+	}
+	if c.Backlog {
+		s += " backlog=true"
 	}
 	if c.TasksPerAM > 0 {
 		s += fmt.Sprintf(" tasks_per_am=%g", c.TasksPerAM)

@@ -322,8 +322,10 @@ func TestParams(t *testing.T) {
 		{"autoadmin:floor=0,dims=all", Default(), true, func(c Config) bool { return c.Floor == 0 && len(c.Dims) == 2 }},
 		{"autoadmin:dims=memory,scale_up=false", Default(), true, func(c Config) bool { return c.Dims[0] == resource.Memory && !c.ScaleUp }},
 		{"autoadmin+", Plus(), true, func(c Config) bool {
-			return c.Floor == 0 && c.ColdStart && c.Slots && !c.Packing && !c.Demand && c.Safe && c.Guard && c.HoldEarly && len(c.Dims) == 2
+			return c.Floor == 0 && c.ColdStart && c.Slots && !c.Packing && !c.Demand && c.Safe && c.Guard && c.HoldEarly && !c.Backlog && len(c.Dims) == 2
 		}},
+		{"autoadmin+:backlog=true", Plus(), true, func(c Config) bool { return c.Backlog && c.Slots }},
+		{"autoadmin", Default(), true, func(c Config) bool { return !c.Backlog }},
 		{"autoadmin:hold_early=false", Default(), true, func(c Config) bool { return !c.HoldEarly && c.Guard && !c.Slots }},
 		{"autoadmin:guard=false,hold_early=true", Default(), true, func(c Config) bool { return !c.HoldEarly && !c.Guard }},
 		{"autoadmin+:slots=false", Plus(), true, func(c Config) bool { return !c.Slots && c.ColdStart }},

@@ -229,6 +229,40 @@ func TestTasksPerAM(t *testing.T) {
 	}
 }
 
+// With backlog, a job waits while the admitted jobs' tasks waiting for
+// allocation outnumber the nodes, by hand on 2 nodes: job 0's AM asks for 3
+// tasks, more than 2 nodes' heartbeats place in a round, so job 1 waits;
+// one task placed leaves 2, and job 1 is let in. Without backlog job 1 is
+// let in at once.
+func TestBacklog(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		cfg := autoadmin.Default()
+		cfg.Floor, cfg.Idle, cfg.Backlog = 0, 0, on
+		h, _ := harness(t, 2, cfg)
+		j0 := h.Submit(job(0, 1, 1, 3))
+		h.Place(j0, sched.AMPhase, 0)
+		if j0.Pending() != 3 {
+			t.Fatalf("job 0 waits for %d tasks, want 3", j0.Pending())
+		}
+		j1 := h.Submit(job(1, 1, 1, 3))
+		if got := j1.State() == sched.Waiting; got != on {
+			t.Fatalf("backlog=%v: job 1 waiting %v with 3 tasks waiting on 2 nodes", on, got)
+		}
+		if !on {
+			continue
+		}
+		before := h.Reconsiders
+		h.Place(j0, 0, 1)
+		if h.Reconsiders != before+1 {
+			t.Errorf("%d retries asked for after the backlog fell to 2, want 1", h.Reconsiders-before)
+		}
+		h.Core.NodeUpdate(h.Now, h.Node(1))
+		if j1.State() == sched.Waiting {
+			t.Errorf("job 1 still waiting with 2 tasks waiting on 2 nodes")
+		}
+	}
+}
+
 // A job whose AM alone breaks the test is let in when nothing else is
 // admitted, so it cannot wait forever; others wait behind it.
 func TestForcedAdmission(t *testing.T) {
