@@ -693,7 +693,7 @@ func aaMarkdown(cfg Config, plan aaPlan, homo, hetero, burstHomo []*aaCase, burs
 					gains = append(gains, fmt.Sprintf("%.1f points at AMC = %d", plus[i]-faithful[i], c.amc))
 				}
 			}
-			p("Where autoadmin+ scores below autoadmin, the paper's floor lands nearer the best range than Eq. 3.2 does: with AMs of 2 and tasks of 1 vcore Eq. 3.2's one task beside each AM gives 22 vcores (21 AMs), the best range is 23–24, and the floor's 26 happens to be closer; with TC = 1 and larger AMs the same floor costs autoadmin %s. No floor we tried (0.3 or 0.4 of C_R, in vcores or in whole containers) is at least as good on every setting, and tuning one to these 16 cells would be fitting the benchmark. Nor is a number of tasks per AM other than Eq. 3.2's one (below, *Tasks per AM*).", strings.Join(gains, " and "))
+			p("Where autoadmin+ scores below autoadmin, the paper's floor lands nearer the best range than Eq. 3.2 does: with AMs of 2 and tasks of 1 vcore Eq. 3.2's one task beside each AM gives 22 vcores (21 AMs), the best range is 23–24, and the floor's 26 happens to be closer; with TC = 1 and larger AMs the same floor costs autoadmin %s. No floor we tried (0.3 or 0.4 of C_R, in vcores or in whole containers) is at least as good on every setting, and tuning one to these 16 cells would be fitting the benchmark. Nor is a number of tasks per AM other than Eq. 3.2's one (below, *Tasks per AM*). `autoadmin+:backlog=true` does close it, at a cost on workloads with large jobs that keeps it out of the default (below, *Backlog*).", strings.Join(gains, " and "))
 		}
 		p("\n\n")
 		p("The 16 cells laid out as the paper's Table 4.1 (rows TC, columns AMC): Perf Score of the literal rule / autoadmin / autoadmin+, then the paper's.\n\n")
