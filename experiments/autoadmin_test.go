@@ -120,7 +120,7 @@ func TestAutoAdminReport(t *testing.T) {
 		"experiments autoadmin", "### RRP's prediction", "| 4 | 3 | 29 | 31 | 31 | 28 | 28 |",
 		"### Homogeneous workloads", "| 1 | 4 | 48 (48) |", "### Heterogeneous workloads", "| 5 | ",
 		"### What each change buys", "`autoadmin+`", "### The deadlock", "| `fair:max_am_share=-1` | none | 1/1 seeds | 0/40 |",
-		"R_R over time",
+		"R_R over time", "### Tasks per AM", "`autoadmin+:tasks_per_am=1.1`", "### Backlog", "`autoadmin+:backlog=true`",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)

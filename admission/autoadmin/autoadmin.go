@@ -24,10 +24,11 @@
 // (guard.go) that makes them deadlock-free in every resource, on mixed node
 // sizes and under external load; Paper is the paper's literal rule.
 // Plus configures autoadmin+, an improved variant that starts from the
-// requests jobs declare, counts capacity as whole containers fill nodes,
-// reserves for a job's task demand and replaces the 40 % floor by a bound
-// that provably leaves room for a task. docs/autoadmin.md records how the
-// paper was read and why each change was made.
+// requests jobs declare, counts capacity in whole containers per node with
+// one task beside each AM, replaces the 40 % floor by a bound that provably
+// leaves room for a task, and holds reduces at slow-start in its guard.
+// docs/autoadmin.md records how the paper was read and why each change was
+// made.
 package autoadmin
 
 import (
@@ -101,6 +102,21 @@ type Config struct {
 	// job declares: with AMs leaving that much, tasks can always run, so
 	// the cluster cannot deadlock. It replaces the floor's protection.
 	Safe bool
+	// TasksPerAM, when positive, keeps R_R at least at Eq. 3.2 with that
+	// many average tasks beside each AM, C_R·k·AvgTC_R/(AvgAMC_R +
+	// k·AvgTC_R), counted on the whole cluster: Eq. 3.2 itself is k = 1.
+	// With Slots or Packing the stricter of the two applies. No default
+	// uses it: the k that helps on the paper's model is fitted to it
+	// (docs/autoadmin.md, Results).
+	TasksPerAM float64
+	// Backlog admits a job only while the admitted jobs' task containers
+	// that wait for allocation number at most one per node: what one
+	// round of node heartbeats, one container each (YARN's default),
+	// can place. A longer backlog means the task room is full, and a new
+	// AM would take room from tasks that already wait for it. No default
+	// uses it: a job with many waiting tasks then holds every other job
+	// back (docs/autoadmin.md, Results).
+	Backlog bool
 }
 
 // Default is the paper's algorithm kept in every resource (dims=all) with
@@ -158,17 +174,19 @@ func Params(r *params.Reader, d Config) Config {
 	dims := r.Choice("dims", dimDef, names,
 		fmt.Sprintf("the resource the reservation is kept in: vcores (the paper's case), memory, or all (both, each with its own R_R; a job must pass in every one; default %s)", dimDef))
 	cfg := Config{
-		Floor:     r.Float("floor", d.Floor, 0, 1, fmt.Sprintf("least reservation as a fraction of the cluster (Alg. 2 lines 7-8, default %g); 0 disables it", d.Floor)),
-		Idle:      r.Float("idle", d.Idle, 0, 1, fmt.Sprintf("reservation as a fraction of the cluster while no AM or no task container runs (Alg. 2 line 12, default %g)", d.Idle)),
-		ScaleUp:   r.Bool("scale_up", d.ScaleUp, fmt.Sprintf("scale the reservation up by (R_R + TotalAMC_R)/C_R when AMs already hold more than C_R − R_R (Eq. 3.3, default %v)", d.ScaleUp)),
-		Dims:      dimsNamed(dims),
-		Guard:     r.Bool("guard", d.Guard, fmt.Sprintf("also admit a job only if every task shape of the admitted jobs keeps a node with room beside the AMs, wherever they land, in every resource and under the external load (deadlock-free; default %v); false is the paper's literal rule", d.Guard)),
-		HoldEarly: r.Bool("hold_early", d.HoldEarly, fmt.Sprintf("with the guard, count a task of a phase that may start before the previous one completes (a reduce at slow-start) as held like an AM, since it waits for its inputs (default %v)", d.HoldEarly)),
-		ColdStart: r.Bool("cold_start", d.ColdStart, fmt.Sprintf("while no AM or no task runs, average the AM and first-phase requests the unfinished jobs declare instead of reserving idle (default %v)", d.ColdStart)),
-		Packing:   r.Bool("packing", d.Packing, fmt.Sprintf("count the cluster as what containers of the average AM and task sizes can fill on each node (default %v)", d.Packing)),
-		Slots:     r.Bool("slots", d.Slots, fmt.Sprintf("count the cluster as the most AMs and tasks of the average sizes that whole containers can hold node by node, one task beside each AM (default %v)", d.Slots)),
-		Demand:    r.Bool("demand", d.Demand, fmt.Sprintf("use a job's average task demand (the tasks it runs and asks for) in place of the average task container (default %v)", d.Demand)),
-		Safe:      r.Bool("safe", d.Safe, fmt.Sprintf("keep at least the reservation that guarantees some node room free of AMs for the largest declared task (default %v)", d.Safe)),
+		Floor:      r.Float("floor", d.Floor, 0, 1, fmt.Sprintf("least reservation as a fraction of the cluster (Alg. 2 lines 7-8, default %g); 0 disables it", d.Floor)),
+		Idle:       r.Float("idle", d.Idle, 0, 1, fmt.Sprintf("reservation as a fraction of the cluster while no AM or no task container runs (Alg. 2 line 12, default %g)", d.Idle)),
+		ScaleUp:    r.Bool("scale_up", d.ScaleUp, fmt.Sprintf("scale the reservation up by (R_R + TotalAMC_R)/C_R when AMs already hold more than C_R − R_R (Eq. 3.3, default %v)", d.ScaleUp)),
+		Dims:       dimsNamed(dims),
+		Guard:      r.Bool("guard", d.Guard, fmt.Sprintf("also admit a job only if every task shape of the admitted jobs keeps a node with room beside the AMs, wherever they land, in every resource and under the external load (deadlock-free; default %v); false is the paper's literal rule", d.Guard)),
+		HoldEarly:  r.Bool("hold_early", d.HoldEarly, fmt.Sprintf("with the guard, count a task of a phase that may start before the previous one completes (a reduce at slow-start) as held like an AM, since it waits for its inputs (default %v)", d.HoldEarly)),
+		ColdStart:  r.Bool("cold_start", d.ColdStart, fmt.Sprintf("while no AM or no task runs, average the AM and first-phase requests the unfinished jobs declare instead of reserving idle (default %v)", d.ColdStart)),
+		Packing:    r.Bool("packing", d.Packing, fmt.Sprintf("count the cluster as what containers of the average AM and task sizes can fill on each node (default %v)", d.Packing)),
+		Slots:      r.Bool("slots", d.Slots, fmt.Sprintf("count the cluster as the most AMs and tasks of the average sizes that whole containers can hold node by node, one task beside each AM (default %v)", d.Slots)),
+		Demand:     r.Bool("demand", d.Demand, fmt.Sprintf("use a job's average task demand (the tasks it runs and asks for) in place of the average task container (default %v)", d.Demand)),
+		TasksPerAM: r.Float("tasks_per_am", d.TasksPerAM, 0, 64, fmt.Sprintf("keep the reservation at least at Eq. 3.2 with this many average tasks beside each AM, on the whole cluster; 0 is off (default %g)", d.TasksPerAM)),
+		Backlog:    r.Bool("backlog", d.Backlog, fmt.Sprintf("admit a job only while at most one task container per node waits for allocation among the admitted jobs (default %v)", d.Backlog)),
+		Safe:       r.Bool("safe", d.Safe, fmt.Sprintf("keep at least the reservation that guarantees some node room free of AMs for the largest declared task (default %v)", d.Safe)),
 	}
 	// hold_early refines the guard: without the guard it means nothing, so
 	// guard=false alone gives the paper's literal rule.
@@ -202,6 +220,12 @@ func (c Config) String() string {
 	}
 	if c.HoldEarly {
 		s += " hold_early=true"
+	}
+	if c.Backlog {
+		s += " backlog=true"
+	}
+	if c.TasksPerAM > 0 {
+		s += fmt.Sprintf(" tasks_per_am=%g", c.TasksPerAM)
 	}
 	return s
 }
@@ -333,6 +357,17 @@ func unitOf(d resource.Dim) int64 {
 		return resource.MilliPerVCore
 	}
 	return 1
+}
+
+// PerAMReserve is Eq. 3.2 with k average tasks beside each AM: the part of
+// capacity c that k tasks of size task take beside one AM of size am, rounded
+// up to unit. k = 1 is Eq. 3.2 itself; it is 0 when the sizes are not
+// positive.
+func PerAMReserve(c, am, task, k float64, unit int64) int64 {
+	if am < 0 || task <= 0 || k <= 0 {
+		return 0
+	}
+	return roundUp(c*k*task/(am+k*task), unit)
 }
 
 // Fill is the most of one node's capacity c that whole containers of sizes

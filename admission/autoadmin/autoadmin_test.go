@@ -242,6 +242,33 @@ func TestPairs(t *testing.T) {
 	}
 }
 
+func TestPerAMReserve(t *testing.T) {
+	cases := []struct {
+		name        string
+		c, am, task float64
+		k           float64
+		want        int64
+	}{
+		// k = 1 is Eq. 3.2: the paper's PDI for AMC = 2, TC = 1 (Table 3.1).
+		{"Eq. 3.2", 64, 2, 1, 1, 22},
+		// 64·1.1/3.1 = 22.7: 41 vcores of AMs, 20 of 2 vcores.
+		{"1.1 tasks beside AMs of 2", 64, 2, 1, 1.1, 23},
+		// 64·1.3/3.3 = 25.2: 19 AMs of 2.
+		{"1.3 tasks beside AMs of 2", 64, 2, 1, 1.3, 26},
+		// 64·2.2/5.2 = 27.08: 12 AMs of 3.
+		{"1.1 tasks of 2 beside AMs of 3", 64, 3, 2, 1.1, 28},
+		// 64·2.6/5.6 = 29.7: 11 AMs of 3.
+		{"1.3 tasks of 2 beside AMs of 3", 64, 3, 2, 1.3, 30},
+		{"no task size", 64, 2, 0, 1, 0},
+		{"off", 64, 2, 1, 0, 0},
+	}
+	for _, c := range cases {
+		if got := PerAMReserve(c.c, c.am, c.task, c.k, 1); got != c.want {
+			t.Errorf("%s: PerAMReserve = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
 func TestSafeReserve(t *testing.T) {
 	eight := [][2]int64{{8 * vcore, 8}}
 	cases := []struct {
@@ -295,12 +322,17 @@ func TestParams(t *testing.T) {
 		{"autoadmin:floor=0,dims=all", Default(), true, func(c Config) bool { return c.Floor == 0 && len(c.Dims) == 2 }},
 		{"autoadmin:dims=memory,scale_up=false", Default(), true, func(c Config) bool { return c.Dims[0] == resource.Memory && !c.ScaleUp }},
 		{"autoadmin+", Plus(), true, func(c Config) bool {
-			return c.Floor == 0 && c.ColdStart && c.Slots && !c.Packing && !c.Demand && c.Safe && c.Guard && c.HoldEarly && len(c.Dims) == 2
+			return c.Floor == 0 && c.ColdStart && c.Slots && !c.Packing && !c.Demand && c.Safe && c.Guard && c.HoldEarly && !c.Backlog && len(c.Dims) == 2
 		}},
+		{"autoadmin+:backlog=true", Plus(), true, func(c Config) bool { return c.Backlog && c.Slots }},
+		{"autoadmin", Default(), true, func(c Config) bool { return !c.Backlog }},
 		{"autoadmin:hold_early=false", Default(), true, func(c Config) bool { return !c.HoldEarly && c.Guard && !c.Slots }},
 		{"autoadmin:guard=false,hold_early=true", Default(), true, func(c Config) bool { return !c.HoldEarly && !c.Guard }},
 		{"autoadmin+:slots=false", Plus(), true, func(c Config) bool { return !c.Slots && c.ColdStart }},
 		{"autoadmin:slots=true", Default(), true, func(c Config) bool { return c.Slots && c.Floor == 0.4 && !c.ColdStart }},
+		{"autoadmin+:tasks_per_am=1.1", Plus(), true, func(c Config) bool { return c.TasksPerAM == 1.1 && c.Slots }},
+		{"autoadmin+", Plus(), true, func(c Config) bool { return c.TasksPerAM == 0 }},
+		{"autoadmin:tasks_per_am=-1", Default(), false, nil},
 		{"autoadmin:floor=1.5", Default(), false, nil},
 		{"autoadmin:dims=gpus", Default(), false, nil},
 		{"autoadmin:reserve=3", Default(), false, nil},

@@ -59,6 +59,11 @@ type Controller struct {
 	hold []resource.Vector
 	held *holds
 
+	// With Backlog: per admitted job, its task containers waiting for
+	// allocation as last seen, and their sum.
+	backlog  map[sched.JobID]int
+	backlogN int
+
 	rec recorder
 }
 
@@ -96,6 +101,9 @@ func New(v *sched.View, cfg Config) *Controller {
 			c.held = newHolds(cl.NumNodes())
 			c.guard.sizes = true
 		}
+	}
+	if cfg.Backlog {
+		c.backlog = map[sched.JobID]int{}
 	}
 	c.rec.init(cfg.Dims)
 	return c
@@ -139,6 +147,13 @@ func (c *Controller) predict() (capacity, reserve resource.Vector) {
 			capacity[d] = int64(math.Floor(in.C))
 		}
 		reserve[d] = c.cfg.Predict(in, unitOf(d)).Value
+		if c.cfg.TasksPerAM > 0 && in.Known {
+			// Counted on the whole cluster, then moved into the frame of
+			// the capacity divided above, which Slots or Packing may have
+			// cut: the AM room left is what matters to ARC.
+			whole := PerAMReserve(float64(c.capacity[d]), in.AvgAM, in.AvgTC, c.cfg.TasksPerAM, unitOf(d))
+			reserve[d] = max(reserve[d], whole-(c.capacity[d]-capacity[d]))
+		}
 		if c.cfg.Safe {
 			reserve[d] = max(reserve[d], roundUp(float64(c.safeReserve(d)), unitOf(d)))
 		}
@@ -192,6 +207,9 @@ func (c *Controller) wouldAdmit(j *sched.Job) bool {
 	if !c.admissible(j.Spec().AM) {
 		return false
 	}
+	if c.backlog != nil && c.backlogN > c.v.Cluster().NumNodes() {
+		return false
+	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
 		return c.guard.safe(j.Spec().AM, c.tasks, c.heldOf(j))
@@ -231,6 +249,7 @@ func (c *Controller) Admit(j *sched.Job) bool {
 		}
 	}
 	c.amHeld = c.amHeld.Add(am)
+	c.followBacklog(j)
 	c.running++
 	c.waiting--
 	c.note()
@@ -254,6 +273,7 @@ func (c *Controller) JobFinished(j *sched.Job) {
 		return
 	}
 	c.running--
+	c.followBacklog(j)
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
 		c.guard.finish(c.tasks)
@@ -306,6 +326,32 @@ func (c *Controller) declare(j *sched.Job, sign int64) {
 func (c *Controller) AsksChanged(j *sched.Job) {
 	if c.cfg.Demand {
 		c.updateDemand(j)
+	}
+	c.followBacklog(j)
+}
+
+// followBacklog refreshes, with Backlog, what job j's tasks wait for: the
+// containers its task asks still want while it is admitted and unfinished.
+// The core announces a phase's asks (AsksChanged) and every allocation
+// (ContainerChanged), which are how the count rises and falls.
+func (c *Controller) followBacklog(j *sched.Job) {
+	if c.backlog == nil {
+		return
+	}
+	n := 0
+	if j.AdmittedAt() >= 0 && j.State() != sched.Finished {
+		n = j.Pending()
+		if asks := j.Asks(); len(asks) > 0 {
+			n -= asks[0].Pending // the AM's own ask
+		}
+	}
+	if old, ok := c.backlog[j.ID()]; ok || n != 0 {
+		c.backlogN += n - old
+		if n == 0 {
+			delete(c.backlog, j.ID())
+		} else {
+			c.backlog[j.ID()] = n
+		}
 	}
 }
 
@@ -380,6 +426,9 @@ func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerStat
 	}
 	if c.cfg.Demand && !ct.IsAM() {
 		c.updateDemand(ct.Job())
+	}
+	if !ct.IsAM() {
+		c.followBacklog(ct.Job())
 	}
 	if s.Terminal() && ct.IsAM() && wasAllocated {
 		c.amHeld = c.amHeld.Sub(ct.Request())

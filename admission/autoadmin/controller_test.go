@@ -210,6 +210,59 @@ func TestRetryWhenReservationFalls(t *testing.T) {
 	}
 }
 
+// tasks_per_am raises autoadmin+'s reservation above what whole containers
+// give, by hand on the paper's 8 nodes with AMs of 2 and tasks of 1 vcore:
+// Pairs gives 21 AMs beside 22 tasks (R_R 21 of 63); with 1.1 tasks beside
+// each AM Eq. 3.2 on 64 vcores gives ⌈64·1.1/3.1⌉ = 23, so AMs may hold 41
+// vcores, 20 AMs; with 1.3, ⌈64·1.3/3.3⌉ = 26 leaves 38, 19 AMs.
+func TestTasksPerAM(t *testing.T) {
+	for _, c := range []struct {
+		k    float64
+		want int
+	}{{0, 21}, {1, 21}, {1.1, 20}, {1.3, 19}} {
+		cfg := autoadmin.Plus()
+		cfg.TasksPerAM = c.k
+		h, _ := harness(t, 8, cfg)
+		if got := admitted(submit(h, 30, 2, 1, 1)); got != c.want {
+			t.Errorf("tasks_per_am=%g: admitted %d at the burst, want %d", c.k, got, c.want)
+		}
+	}
+}
+
+// With backlog, a job waits while the admitted jobs' tasks waiting for
+// allocation outnumber the nodes, by hand on 2 nodes: job 0's AM asks for 3
+// tasks, more than 2 nodes' heartbeats place in a round, so job 1 waits;
+// one task placed leaves 2, and job 1 is let in. Without backlog job 1 is
+// let in at once.
+func TestBacklog(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		cfg := autoadmin.Default()
+		cfg.Floor, cfg.Idle, cfg.Backlog = 0, 0, on
+		h, _ := harness(t, 2, cfg)
+		j0 := h.Submit(job(0, 1, 1, 3))
+		h.Place(j0, sched.AMPhase, 0)
+		if j0.Pending() != 3 {
+			t.Fatalf("job 0 waits for %d tasks, want 3", j0.Pending())
+		}
+		j1 := h.Submit(job(1, 1, 1, 3))
+		if got := j1.State() == sched.Waiting; got != on {
+			t.Fatalf("backlog=%v: job 1 waiting %v with 3 tasks waiting on 2 nodes", on, got)
+		}
+		if !on {
+			continue
+		}
+		before := h.Reconsiders
+		h.Place(j0, 0, 1)
+		if h.Reconsiders != before+1 {
+			t.Errorf("%d retries asked for after the backlog fell to 2, want 1", h.Reconsiders-before)
+		}
+		h.Core.NodeUpdate(h.Now, h.Node(1))
+		if j1.State() == sched.Waiting {
+			t.Errorf("job 1 still waiting with 2 tasks waiting on 2 nodes")
+		}
+	}
+}
+
 // A job whose AM alone breaks the test is let in when nothing else is
 // admitted, so it cannot wait forever; others wait behind it.
 func TestForcedAdmission(t *testing.T) {
