@@ -85,3 +85,40 @@ func TestEstimatesValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestEventRanksRenumbered runs the queue with ranks that run out every few
+// pushes: renumbering must keep the order (time, class, key, queueing
+// order) that a queue with unbounded ranks gives.
+func TestEventRanksRenumbered(t *testing.T) {
+	var small, big eventQueue
+	small.maxRank = 5
+	rng := rand.New(rand.NewPCG(7, 9))
+	kinds := []eventKind{evArrival, evStart, evFinish, evAMStop, evTick, evAMBeat, evPass, evLoad}
+	pushed := 0
+	for step := 0; step < 4000; step++ {
+		if small.Len() == 0 || rng.IntN(3) > 0 {
+			at := clock.Time(rng.IntN(40))
+			if rng.IntN(4) == 0 {
+				pos := int32(rng.IntN(6))
+				small.pushBeat(at, 100+pos, pos)
+				big.pushBeat(at, 100+pos, pos)
+			} else {
+				k := kinds[rng.IntN(len(kinds))]
+				small.push(at, k, int32(pushed), nil)
+				big.push(at, k, int32(pushed), nil)
+			}
+			pushed++
+			continue
+		}
+		a, b := small.pop(), big.pop()
+		if a.at != b.at || a.kind != b.kind || a.idx != b.idx || a.class() != b.class() || a.key() != b.key() {
+			t.Fatalf("step %d: popped %v %v %d, want %v %v %d", step, a.at, a.kind, a.idx, b.at, b.kind, b.idx)
+		}
+	}
+	if small.seq > 2*small.maxRank+uint64(small.Len()) {
+		t.Errorf("ranks not renumbered: seq %d", small.seq)
+	}
+	if small.Len() != big.Len() {
+		t.Errorf("lengths %d and %d", small.Len(), big.Len())
+	}
+}

@@ -365,6 +365,9 @@ func (s *simulator) loop() error {
 		if s.err != nil {
 			return fmt.Errorf("at %v: %w", s.now, s.err)
 		}
+		if s.q.err != nil {
+			return fmt.Errorf("at %v: %w", s.now, s.q.err)
+		}
 		if err := s.core.Err(); err != nil {
 			return fmt.Errorf("at %v: %w", s.now, err)
 		}
@@ -441,9 +444,9 @@ func (s *simulator) handle(e *event) {
 	case evArrival:
 		s.arrive()
 	case evStart:
-		s.start(e.ct)
+		s.start(e.ct, e.idx)
 	case evFinish:
-		s.finishTask(e.ct)
+		s.finishTask(e.ct, e.idx)
 	case evAMStop:
 		s.report(e.ct, sched.Completed)
 	case evTick:
@@ -500,13 +503,15 @@ func (s *simulator) arrive() {
 	s.jobs[j.ID()].j = j
 }
 
-func (s *simulator) start(ct *sched.Container) {
-	js := &s.jobs[ct.Job().ID()]
+// start runs launched container ct of job jid. Starts and finishes carry
+// their job's index so that handling them need not load the job.
+func (s *simulator) start(ct *sched.Container, jid int32) {
+	js := &s.jobs[jid]
 	if ct.IsAM() {
 		s.core.AMStarted(s.now, js.j)
 	} else {
 		d := js.w.Phases[ct.Phase()].Duration(ct.Task())
-		s.q.push(s.now.Add(d), evFinish, 0, ct)
+		s.q.push(s.now.Add(d), evFinish, jid, ct)
 	}
 	s.report(ct, sched.Running)
 }
@@ -514,8 +519,8 @@ func (s *simulator) start(ct *sched.Container) {
 // finishTask ends a task's work. A task of a phase that started before the
 // previous one completed (reduce slow-start) cannot end before that phase
 // does: it waits for its inputs, as a reducer waits for the last map output.
-func (s *simulator) finishTask(ct *sched.Container) {
-	js := &s.jobs[ct.Job().ID()]
+func (s *simulator) finishTask(ct *sched.Container, jid int32) {
+	js := &s.jobs[jid]
 	k := ct.Phase()
 	if k > 0 && int(js.done[k-1]) < js.w.Phases[k-1].Tasks {
 		if js.deferred == nil {
@@ -838,7 +843,7 @@ func (d *driver) Launch(ct *sched.Container) {
 		}
 		at = at.Add(clock.Duration(float64(s.launchDelay)*f + 0.5))
 	}
-	s.q.push(at, evStart, 0, ct)
+	s.q.push(at, evStart, int32(ct.Job().ID()), ct)
 }
 
 func (d *driver) Stop(ct *sched.Container) {

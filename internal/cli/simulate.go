@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -81,6 +82,9 @@ func (f *runFlags) profile() (stop func() error, err error) {
 	return func() error {
 		stopCPU()
 		defer out.Close()
+		// The in-use view is as of the last collection; one now makes it
+		// what the finished runs and their results still hold.
+		runtime.GC()
 		if err := pprof.Lookup("allocs").WriteTo(out, 0); err != nil {
 			return fmt.Errorf("memory profile: %w", err)
 		}
