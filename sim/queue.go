@@ -174,6 +174,14 @@ func (q *eventQueue) event(e entry) event {
 
 func (q *eventQueue) peek() event { return q.event(q.h[root]) }
 
+// next returns the payload of the event that pop would return, or nil.
+func (q *eventQueue) next() *payload {
+	if len(q.h) <= root {
+		return nil
+	}
+	return &q.slots[q.h[root].ord&slotMask]
+}
+
 func (q *eventQueue) pop() event {
 	h := q.h
 	top := h[root]
