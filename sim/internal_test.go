@@ -122,3 +122,79 @@ func TestEventRanksRenumbered(t *testing.T) {
 		t.Errorf("lengths %d and %d", small.Len(), big.Len())
 	}
 }
+
+// TestEventQueueMatchesSort checks the queue against sorting: events pushed
+// over several seconds (so that most wait in far buckets) and popped as the
+// loop does, never before the time last popped, come out in (time, class,
+// key, queueing order) order.
+func TestEventQueueMatchesSort(t *testing.T) {
+	type ref struct {
+		at         clock.Time
+		class, key int64
+		seq        int
+		kind       eventKind
+		idx        int32
+	}
+	less := func(a, b ref) bool {
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		if a.class != b.class {
+			return a.class < b.class
+		}
+		if a.key != b.key {
+			return a.key < b.key
+		}
+		return a.seq < b.seq
+	}
+	kinds := []eventKind{evArrival, evStart, evFinish, evAMStop, evTick, evAMBeat, evPass, evLoad}
+	for seed := uint64(1); seed <= 5; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		var q eventQueue
+		if seed%2 == 0 {
+			q.maxRank = 50
+		}
+		var pending []ref
+		now := clock.Time(0)
+		for step := 0; step < 20000; step++ {
+			if len(pending) == 0 || rng.IntN(5) < 3 {
+				// Mostly near the present, some seconds ahead.
+				at := now + clock.Time(rng.IntN(3000))
+				if rng.IntN(3) == 0 {
+					at = now + clock.Time(rng.Int64N(int64(8*clock.Second)))
+				}
+				r := ref{at: at, seq: step, idx: int32(step)}
+				if rng.IntN(4) == 0 {
+					pos := int32(rng.IntN(50))
+					r.kind, r.class, r.key, r.idx = evNodeBeat, int64(class[evNodeBeat]), int64(pos), 1000+pos
+					q.pushBeat(at, r.idx, pos)
+				} else {
+					r.kind = kinds[rng.IntN(len(kinds))]
+					r.class = int64(class[r.kind])
+					q.push(at, r.kind, r.idx, nil)
+				}
+				pending = append(pending, r)
+				continue
+			}
+			m := 0
+			for i := range pending {
+				if less(pending[i], pending[m]) {
+					m = i
+				}
+			}
+			want := pending[m]
+			pending = append(pending[:m], pending[m+1:]...)
+			if q.Len() != len(pending)+1 {
+				t.Fatalf("seed %d step %d: Len %d, want %d", seed, step, q.Len(), len(pending)+1)
+			}
+			if p := q.peek(); p.at != want.at || p.idx != want.idx {
+				t.Fatalf("seed %d step %d: peek %v %d, want %v %d", seed, step, p.at, p.idx, want.at, want.idx)
+			}
+			got := q.pop()
+			if got.at != want.at || got.kind != want.kind || got.idx != want.idx || int64(got.key()) != want.key && want.kind == evNodeBeat {
+				t.Fatalf("seed %d step %d: popped %v %v %d, want %v %v %d", seed, step, got.at, got.kind, got.idx, want.at, want.kind, want.idx)
+			}
+			now = got.at
+		}
+	}
+}

@@ -96,22 +96,67 @@ type payload struct {
 // and share a cache line.
 const root = 3
 
-// eventQueue is a 4-ary min-heap of events by (time, class, key, sequence).
-// The heap holds 16-byte entries; payloads stay in slots that are reused, so
-// queueing an event allocates nothing once the arrays have grown.
+// farWidth is the span of time one bucket of far events covers.
+const farWidth = clock.Time(clock.Second)
+
+// eventQueue orders events by (time, class, key, sequence). Events before
+// the horizon are in a 4-ary min-heap of 16-byte entries whose payloads stay
+// in slots that are reused; later ones (mostly the ends of running tasks)
+// wait unsorted in buckets of farWidth, and a bucket joins the heap when the
+// heap has nothing before the horizon left, which then moves past it. The
+// heap stays small enough to stay in cache, and every event still comes out
+// in the same order as from one heap. Queueing an event allocates nothing
+// once the arrays have grown.
 type eventQueue struct {
 	h      []entry // h[:root] unused
 	slots  []payload
 	free   []uint32
 	seq    uint64
 	counts [numEventKinds]int
+
+	horizon clock.Time          // every event before it is in the heap
+	far     map[int64]chunkList // bucket (time / farWidth) → its events
+	chunks  []chunk             // the buckets' storage; free ones are reused
+	spare   []int32             // indices of free chunks
+	order   []int64             // min-heap of the buckets in far
+	nfar    int                 // events in buckets
+
 	// maxRank is the largest queueing rank before ranks are renumbered;
 	// 0 means rankMask. Tests lower it.
 	maxRank uint64
 	err     error
 }
 
-func (q *eventQueue) Len() int { return max(len(q.h)-root, 0) }
+// farEvent is an event beyond the horizon; ord has no slot yet.
+type farEvent struct {
+	at  clock.Time
+	ord uint64
+	p   payload
+}
+
+// A bucket is a list of fixed-size chunks, so that a sparse bucket far
+// ahead holds one chunk, not a large array left over from a busy one.
+const chunkLen = 64
+
+type chunk struct {
+	ev   [chunkLen]farEvent
+	n    int32
+	next int32 // -1 at the end
+}
+
+type chunkList struct{ head, tail int32 }
+
+func (q *eventQueue) newChunk() int32 {
+	if n := len(q.spare); n > 0 {
+		i := q.spare[n-1]
+		q.spare = q.spare[:n-1]
+		return i
+	}
+	q.chunks = append(q.chunks, chunk{next: -1})
+	return int32(len(q.chunks) - 1)
+}
+
+func (q *eventQueue) Len() int { return max(len(q.h)-root, 0) + q.nfar }
 
 func (q *eventQueue) push(at clock.Time, kind eventKind, idx int32, ct *sched.Container) {
 	limit := q.maxRank
@@ -133,11 +178,114 @@ func (q *eventQueue) pushBeat(at clock.Time, id, pos int32) {
 }
 
 func (q *eventQueue) add(at clock.Time, kind eventKind, rank uint64, idx int32, ct *sched.Container) {
+	q.counts[kind]++
+	ord := uint64(class[kind])<<classShft | rank<<rankShift
+	p := payload{ct: ct, idx: idx, kind: kind}
+	if at >= q.horizon {
+		q.addFar(farEvent{at: at, ord: ord, p: p})
+		return
+	}
+	q.addNear(at, ord, p)
+}
+
+func (q *eventQueue) addFar(e farEvent) {
+	b := int64(e.at / farWidth)
+	l, ok := q.far[b]
+	if !ok {
+		if q.far == nil {
+			q.far = map[int64]chunkList{}
+		}
+		c := q.newChunk()
+		l = chunkList{c, c}
+		q.far[b] = l
+		q.pushBucket(b)
+	}
+	if q.chunks[l.tail].n == chunkLen {
+		c := q.newChunk()
+		q.chunks[l.tail].next = c
+		l.tail = c
+		q.far[b] = l
+	}
+	t := &q.chunks[l.tail]
+	t.ev[t.n] = e
+	t.n++
+	q.nfar++
+}
+
+// settle moves buckets into the heap until the heap's least event is the
+// least of all.
+func (q *eventQueue) settle() {
+	for q.nfar > 0 && (len(q.h) <= root || q.h[root].at >= q.horizon) {
+		b := q.popBucket()
+		l := q.far[b]
+		delete(q.far, b)
+		q.horizon = clock.Time(b+1) * farWidth
+		for i := l.head; i >= 0; {
+			c := &q.chunks[i]
+			for k := range c.ev[:c.n] {
+				e := &c.ev[k]
+				q.addNear(e.at, e.ord, e.p)
+				*e = farEvent{}
+			}
+			q.nfar -= int(c.n)
+			next := c.next
+			c.n, c.next = 0, -1
+			q.spare = append(q.spare, i)
+			i = next
+		}
+	}
+}
+
+func (q *eventQueue) pushBucket(b int64) {
+	q.order = append(q.order, b)
+	o := q.order
+	i := len(o) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if o[p] <= b {
+			break
+		}
+		o[i] = o[p]
+		i = p
+	}
+	o[i] = b
+}
+
+func (q *eventQueue) popBucket() int64 {
+	o := q.order
+	top := o[0]
+	n := len(o) - 1
+	last := o[n]
+	o = o[:n]
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && o[c+1] < o[c] {
+			c++
+		}
+		if last <= o[c] {
+			break
+		}
+		o[i] = o[c]
+		i = c
+	}
+	if n > 0 {
+		o[i] = last
+	}
+	q.order = o
+	return top
+}
+
+// addNear puts an event into the heap, in a slot of its own.
+func (q *eventQueue) addNear(at clock.Time, ord uint64, p payload) {
 	var s uint32
 	if n := len(q.free); n > 0 {
 		s = q.free[n-1]
 		q.free = q.free[:n-1]
-		q.slots[s] = payload{ct: ct, idx: idx, kind: kind}
+		q.slots[s] = p
 	} else {
 		if len(q.slots) >= maxSlots {
 			if q.err == nil {
@@ -146,10 +294,9 @@ func (q *eventQueue) add(at clock.Time, kind eventKind, rank uint64, idx int32, 
 			return
 		}
 		s = uint32(len(q.slots))
-		q.slots = append(q.slots, payload{ct: ct, idx: idx, kind: kind})
+		q.slots = append(q.slots, p)
 	}
-	q.counts[kind]++
-	e := entry{at: at, ord: uint64(class[kind])<<classShft | rank<<rankShift | uint64(s)}
+	e := entry{at: at, ord: ord | uint64(s)}
 	if len(q.h) < root {
 		q.h = make([]entry, root, 64)
 	}
@@ -172,7 +319,10 @@ func (q *eventQueue) event(e entry) event {
 	return event{at: e.at, ord: e.ord, ct: p.ct, idx: p.idx, kind: p.kind}
 }
 
-func (q *eventQueue) peek() event { return q.event(q.h[root]) }
+func (q *eventQueue) peek() event {
+	q.settle()
+	return q.event(q.h[root])
+}
 
 // next returns the payload of the event that pop would return, or nil.
 func (q *eventQueue) next() *payload {
@@ -183,6 +333,7 @@ func (q *eventQueue) next() *payload {
 }
 
 func (q *eventQueue) pop() event {
+	q.settle()
 	h := q.h
 	top := h[root]
 	n := len(h) - 1
@@ -232,19 +383,28 @@ func (q *eventQueue) pop() event {
 // within each class is kept, which is all the heap compares.
 func (q *eventQueue) renumber() {
 	beat := uint64(class[evNodeBeat])
-	var idx []int
+	var ords []*uint64
 	for i := root; i < len(q.h); i++ {
 		if q.h[i].ord>>classShft != beat {
-			idx = append(idx, i)
+			ords = append(ords, &q.h[i].ord)
 		}
 	}
-	rank := func(i int) uint64 { return q.h[i].ord >> rankShift & rankMask }
-	sort.Slice(idx, func(a, b int) bool { return rank(idx[a]) < rank(idx[b]) })
-	for r, i := range idx {
-		o := q.h[i].ord
-		q.h[i].ord = o&^(rankMask<<rankShift) | uint64(r+1)<<rankShift
+	for _, l := range q.far {
+		for i := l.head; i >= 0; i = q.chunks[i].next {
+			c := &q.chunks[i]
+			for k := range c.ev[:c.n] {
+				if o := &c.ev[k].ord; *o>>classShft != beat {
+					ords = append(ords, o)
+				}
+			}
+		}
 	}
-	q.seq = uint64(len(idx))
+	rank := func(o *uint64) uint64 { return *o >> rankShift & rankMask }
+	sort.Slice(ords, func(a, b int) bool { return rank(ords[a]) < rank(ords[b]) })
+	for r, o := range ords {
+		*o = *o&^(rankMask<<rankShift) | uint64(r+1)<<rankShift
+	}
+	q.seq = uint64(len(ords))
 }
 
 // only reports whether every queued event is of one of the given kinds.
