@@ -38,6 +38,10 @@ type Spec struct {
 	Check bool
 	// MaxEvents, when positive, fails a run past that many events (tests).
 	MaxEvents uint64
+	// DropDurations lets the run free the workload's task durations as
+	// its jobs finish (sim.Options.DropDurations): for a workload
+	// simulated once, never one shared with other runs.
+	DropDurations bool
 	// SummaryOnly drops the run's per-job results once the summary is
 	// made, for callers that keep many outcomes of large workloads.
 	SummaryOnly bool
@@ -83,7 +87,7 @@ func Run(s Spec) (*Outcome, error) {
 		return nil, err
 	}
 	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, ForecastError: s.ForecastError, TimelineStep: s.TimelineStep, Check: s.Check, MaxEvents: s.MaxEvents,
-		Progress: s.Progress, ProgressEvery: 1 << 16}
+		Progress: s.Progress, ProgressEvery: 1 << 16, DropDurations: s.DropDurations}
 	if af != nil {
 		opts.Admission = af
 	}

@@ -85,3 +85,116 @@ func TestEstimatesValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestEventRanksRenumbered runs the queue with ranks that run out every few
+// pushes: renumbering must keep the order (time, class, key, queueing
+// order) that a queue with unbounded ranks gives.
+func TestEventRanksRenumbered(t *testing.T) {
+	var small, big eventQueue
+	small.maxRank = 5
+	rng := rand.New(rand.NewPCG(7, 9))
+	kinds := []eventKind{evArrival, evStart, evFinish, evAMStop, evTick, evAMBeat, evPass, evLoad}
+	pushed := 0
+	for step := 0; step < 4000; step++ {
+		if small.Len() == 0 || rng.IntN(3) > 0 {
+			at := clock.Time(rng.IntN(40))
+			if rng.IntN(4) == 0 {
+				pos := int32(rng.IntN(6))
+				small.pushBeat(at, 100+pos, pos)
+				big.pushBeat(at, 100+pos, pos)
+			} else {
+				k := kinds[rng.IntN(len(kinds))]
+				small.push(at, k, int32(pushed), nil)
+				big.push(at, k, int32(pushed), nil)
+			}
+			pushed++
+			continue
+		}
+		a, b := small.pop(), big.pop()
+		if a.at != b.at || a.kind != b.kind || a.idx != b.idx || a.class() != b.class() || a.key() != b.key() {
+			t.Fatalf("step %d: popped %v %v %d, want %v %v %d", step, a.at, a.kind, a.idx, b.at, b.kind, b.idx)
+		}
+	}
+	if small.seq > 2*small.maxRank+uint64(small.Len()) {
+		t.Errorf("ranks not renumbered: seq %d", small.seq)
+	}
+	if small.Len() != big.Len() {
+		t.Errorf("lengths %d and %d", small.Len(), big.Len())
+	}
+}
+
+// TestEventQueueMatchesSort checks the queue against sorting: events pushed
+// over several seconds (so that most wait in far buckets) and popped as the
+// loop does, never before the time last popped, come out in (time, class,
+// key, queueing order) order.
+func TestEventQueueMatchesSort(t *testing.T) {
+	type ref struct {
+		at         clock.Time
+		class, key int64
+		seq        int
+		kind       eventKind
+		idx        int32
+	}
+	less := func(a, b ref) bool {
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		if a.class != b.class {
+			return a.class < b.class
+		}
+		if a.key != b.key {
+			return a.key < b.key
+		}
+		return a.seq < b.seq
+	}
+	kinds := []eventKind{evArrival, evStart, evFinish, evAMStop, evTick, evAMBeat, evPass, evLoad}
+	for seed := uint64(1); seed <= 5; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		var q eventQueue
+		if seed%2 == 0 {
+			q.maxRank = 50
+		}
+		var pending []ref
+		now := clock.Time(0)
+		for step := 0; step < 20000; step++ {
+			if len(pending) == 0 || rng.IntN(5) < 3 {
+				// Mostly near the present, some seconds ahead.
+				at := now + clock.Time(rng.IntN(3000))
+				if rng.IntN(3) == 0 {
+					at = now + clock.Time(rng.Int64N(int64(8*clock.Second)))
+				}
+				r := ref{at: at, seq: step, idx: int32(step)}
+				if rng.IntN(4) == 0 {
+					pos := int32(rng.IntN(50))
+					r.kind, r.class, r.key, r.idx = evNodeBeat, int64(class[evNodeBeat]), int64(pos), 1000+pos
+					q.pushBeat(at, r.idx, pos)
+				} else {
+					r.kind = kinds[rng.IntN(len(kinds))]
+					r.class = int64(class[r.kind])
+					q.push(at, r.kind, r.idx, nil)
+				}
+				pending = append(pending, r)
+				continue
+			}
+			m := 0
+			for i := range pending {
+				if less(pending[i], pending[m]) {
+					m = i
+				}
+			}
+			want := pending[m]
+			pending = append(pending[:m], pending[m+1:]...)
+			if q.Len() != len(pending)+1 {
+				t.Fatalf("seed %d step %d: Len %d, want %d", seed, step, q.Len(), len(pending)+1)
+			}
+			if p := q.peek(); p.at != want.at || p.idx != want.idx {
+				t.Fatalf("seed %d step %d: peek %v %d, want %v %d", seed, step, p.at, p.idx, want.at, want.idx)
+			}
+			got := q.pop()
+			if got.at != want.at || got.kind != want.kind || got.idx != want.idx || int64(got.key()) != want.key && want.kind == evNodeBeat {
+				t.Fatalf("seed %d step %d: popped %v %v %d, want %v %v %d", seed, step, got.at, got.kind, got.idx, want.at, want.kind, want.idx)
+			}
+			now = got.at
+		}
+	}
+}

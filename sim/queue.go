@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"fmt"
+	"sort"
+
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -32,64 +35,277 @@ var class = [numEventKinds]uint8{
 	evPass:     4,
 }
 
+// An event's place in the order of its instant is one word, ord:
+//
+//	class (3 bits) | rank (35 bits) | slot (26 bits)
+//
+// rank is the node's heartbeat position for node heartbeats and the order of
+// queueing for every other class (in which the key is always 0), so
+// comparing (at, ord) orders events by time, class, key and queueing order,
+// as comparing those fields one by one would. Two heartbeats of one node at
+// one instant are the same event, so their queueing order does not matter.
+// slot says where the event's payload is kept; it makes every ord unique and
+// lets the heap move 16-byte entries only.
+const (
+	slotBits  = 26
+	rankBits  = 35
+	rankShift = slotBits
+	classShft = slotBits + rankBits
+	maxSlots  = 1 << slotBits
+	slotMask  = maxSlots - 1
+	rankMask  = 1<<rankBits - 1
+)
+
+// event is a popped event with its payload.
 type event struct {
 	at   clock.Time
-	prio uint64 // class, then the node's heartbeat position for heartbeats
-	seq  uint64 // then the order of queueing
+	ord  uint64
 	ct   *sched.Container
-	idx  int32 // node or job index
+	idx  int32 // node, or job for AM heartbeats, starts and finishes
 	kind eventKind
 }
 
-func (a *event) before(b *event) bool {
-	if a.at != b.at {
-		return a.at < b.at
+func (e *event) class() uint8 { return uint8(e.ord >> classShft) }
+
+// key is the node's heartbeat position for a node heartbeat, 0 otherwise.
+func (e *event) key() int32 {
+	if e.class() != class[evNodeBeat] {
+		return 0
 	}
-	if a.prio != b.prio {
-		return a.prio < b.prio
-	}
-	return a.seq < b.seq
+	return int32(e.ord >> rankShift & rankMask)
 }
 
-func prio(k eventKind, key int32) uint64 { return uint64(class[k])<<32 | uint64(uint32(key)) }
+// entry is what the heap orders: four siblings fill one 64-byte cache line.
+type entry struct {
+	at  clock.Time
+	ord uint64
+}
 
-func (e *event) class() uint8 { return uint8(e.prio >> 32) }
+func (a entry) before(b entry) bool {
+	return a.at < b.at || (a.at == b.at && a.ord < b.ord)
+}
 
-func (e *event) key() int32 { return int32(uint32(e.prio)) }
+type payload struct {
+	ct   *sched.Container
+	idx  int32
+	kind eventKind
+}
 
-// eventQueue is a 4-ary min-heap of events by (time, class, key, sequence):
-// shallower than a binary heap, so a pop touches fewer cache lines. It
-// stores events by value so that queueing one allocates nothing once the
-// backing array has grown.
+// root is the index of the heap's root in eventQueue.h: the children of
+// index i are 4i-8 ... 4i-5, so that siblings start at a multiple of four
+// and share a cache line.
+const root = 3
+
+// farWidth is the span of time one bucket of far events covers.
+const farWidth = clock.Time(clock.Second)
+
+// eventQueue orders events by (time, class, key, sequence). Events before
+// the horizon are in a 4-ary min-heap of 16-byte entries whose payloads stay
+// in slots that are reused; later ones (mostly the ends of running tasks)
+// wait unsorted in buckets of farWidth, and a bucket joins the heap when the
+// heap has nothing before the horizon left, which then moves past it. The
+// heap stays small enough to stay in cache, and every event still comes out
+// in the same order as from one heap. Queueing an event allocates nothing
+// once the arrays have grown.
 type eventQueue struct {
-	h      []event
+	h      []entry // h[:root] unused
+	slots  []payload
+	free   []uint32
 	seq    uint64
 	counts [numEventKinds]int
+
+	horizon clock.Time          // every event before it is in the heap
+	far     map[int64]chunkList // bucket (time / farWidth) → its events
+	chunks  []chunk             // the buckets' storage; free ones are reused
+	spare   []int32             // indices of free chunks
+	order   []int64             // min-heap of the buckets in far
+	nfar    int                 // events in buckets
+
+	// maxRank is the largest queueing rank before ranks are renumbered;
+	// 0 means rankMask. Tests lower it.
+	maxRank uint64
+	err     error
 }
 
-func (q *eventQueue) Len() int { return len(q.h) }
+// farEvent is an event beyond the horizon; ord has no slot yet.
+type farEvent struct {
+	at  clock.Time
+	ord uint64
+	p   payload
+}
+
+// A bucket is a list of fixed-size chunks, so that a sparse bucket far
+// ahead holds one chunk, not a large array left over from a busy one.
+const chunkLen = 64
+
+type chunk struct {
+	ev   [chunkLen]farEvent
+	n    int32
+	next int32 // -1 at the end
+}
+
+type chunkList struct{ head, tail int32 }
+
+func (q *eventQueue) newChunk() int32 {
+	if n := len(q.spare); n > 0 {
+		i := q.spare[n-1]
+		q.spare = q.spare[:n-1]
+		return i
+	}
+	q.chunks = append(q.chunks, chunk{next: -1})
+	return int32(len(q.chunks) - 1)
+}
+
+func (q *eventQueue) Len() int { return max(len(q.h)-root, 0) + q.nfar }
 
 func (q *eventQueue) push(at clock.Time, kind eventKind, idx int32, ct *sched.Container) {
-	q.add(event{at: at, kind: kind, prio: prio(kind, 0), idx: idx, ct: ct})
+	limit := q.maxRank
+	if limit == 0 {
+		limit = rankMask
+	}
+	if q.seq >= limit {
+		q.renumber()
+	}
+	q.seq++
+	q.add(at, kind, q.seq, idx, ct)
 }
 
 // pushBeat queues node id's heartbeat; heartbeats at one instant run in
 // heartbeat-position order whatever order they were queued in, so that the
 // order does not depend on which heartbeats were elided.
 func (q *eventQueue) pushBeat(at clock.Time, id, pos int32) {
-	q.add(event{at: at, kind: evNodeBeat, prio: prio(evNodeBeat, pos), idx: id})
+	q.add(at, evNodeBeat, uint64(uint32(pos)), id, nil)
 }
 
-func (q *eventQueue) add(e event) {
-	q.seq++
-	e.seq = q.seq
-	q.counts[e.kind]++
+func (q *eventQueue) add(at clock.Time, kind eventKind, rank uint64, idx int32, ct *sched.Container) {
+	q.counts[kind]++
+	ord := uint64(class[kind])<<classShft | rank<<rankShift
+	p := payload{ct: ct, idx: idx, kind: kind}
+	if at >= q.horizon {
+		q.addFar(farEvent{at: at, ord: ord, p: p})
+		return
+	}
+	q.addNear(at, ord, p)
+}
+
+func (q *eventQueue) addFar(e farEvent) {
+	b := int64(e.at / farWidth)
+	l, ok := q.far[b]
+	if !ok {
+		if q.far == nil {
+			q.far = map[int64]chunkList{}
+		}
+		c := q.newChunk()
+		l = chunkList{c, c}
+		q.far[b] = l
+		q.pushBucket(b)
+	}
+	if q.chunks[l.tail].n == chunkLen {
+		c := q.newChunk()
+		q.chunks[l.tail].next = c
+		l.tail = c
+		q.far[b] = l
+	}
+	t := &q.chunks[l.tail]
+	t.ev[t.n] = e
+	t.n++
+	q.nfar++
+}
+
+// settle moves buckets into the heap until the heap's least event is the
+// least of all.
+func (q *eventQueue) settle() {
+	for q.nfar > 0 && (len(q.h) <= root || q.h[root].at >= q.horizon) {
+		b := q.popBucket()
+		l := q.far[b]
+		delete(q.far, b)
+		q.horizon = clock.Time(b+1) * farWidth
+		for i := l.head; i >= 0; {
+			c := &q.chunks[i]
+			for k := range c.ev[:c.n] {
+				e := &c.ev[k]
+				q.addNear(e.at, e.ord, e.p)
+				*e = farEvent{}
+			}
+			q.nfar -= int(c.n)
+			next := c.next
+			c.n, c.next = 0, -1
+			q.spare = append(q.spare, i)
+			i = next
+		}
+	}
+}
+
+func (q *eventQueue) pushBucket(b int64) {
+	q.order = append(q.order, b)
+	o := q.order
+	i := len(o) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if o[p] <= b {
+			break
+		}
+		o[i] = o[p]
+		i = p
+	}
+	o[i] = b
+}
+
+func (q *eventQueue) popBucket() int64 {
+	o := q.order
+	top := o[0]
+	n := len(o) - 1
+	last := o[n]
+	o = o[:n]
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && o[c+1] < o[c] {
+			c++
+		}
+		if last <= o[c] {
+			break
+		}
+		o[i] = o[c]
+		i = c
+	}
+	if n > 0 {
+		o[i] = last
+	}
+	q.order = o
+	return top
+}
+
+// addNear puts an event into the heap, in a slot of its own.
+func (q *eventQueue) addNear(at clock.Time, ord uint64, p payload) {
+	var s uint32
+	if n := len(q.free); n > 0 {
+		s = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slots[s] = p
+	} else {
+		if len(q.slots) >= maxSlots {
+			if q.err == nil {
+				q.err = fmt.Errorf("more than %d events queued at once", maxSlots)
+			}
+			return
+		}
+		s = uint32(len(q.slots))
+		q.slots = append(q.slots, p)
+	}
+	e := entry{at: at, ord: ord | uint64(s)}
+	if len(q.h) < root {
+		q.h = make([]entry, root, 64)
+	}
 	q.h = append(q.h, e)
 	h := q.h
 	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !e.before(&h[p]) {
+	for i > root {
+		p := i/4 + 2
+		if !e.before(h[p]) {
 			break
 		}
 		h[i] = h[p]
@@ -98,40 +314,97 @@ func (q *eventQueue) add(e event) {
 	h[i] = e
 }
 
-func (q *eventQueue) peek() *event { return &q.h[0] }
+func (q *eventQueue) event(e entry) event {
+	p := &q.slots[e.ord&slotMask]
+	return event{at: e.at, ord: e.ord, ct: p.ct, idx: p.idx, kind: p.kind}
+}
+
+func (q *eventQueue) peek() event {
+	q.settle()
+	return q.event(q.h[root])
+}
+
+// next returns the payload of the event that pop would return, or nil.
+func (q *eventQueue) next() *payload {
+	if len(q.h) <= root {
+		return nil
+	}
+	return &q.slots[q.h[root].ord&slotMask]
+}
 
 func (q *eventQueue) pop() event {
+	q.settle()
 	h := q.h
-	top := h[0]
+	top := h[root]
 	n := len(h) - 1
 	last := h[n]
-	h[n] = event{}
 	h = h[:n]
-	if n > 0 {
-		i := 0
+	if n > root {
+		// Move the hole at the root down along the least children to a
+		// leaf, then bring the last entry up from there: it came from the
+		// bottom and most often belongs near it, so this saves comparing
+		// it at every level.
+		i := root
 		for {
-			c := 4*i + 1
+			c := 4*i - 8
 			if c >= n {
 				break
 			}
-			// The least of up to four children.
 			m := c
 			for k := c + 1; k < c+4 && k < n; k++ {
-				if h[k].before(&h[m]) {
+				if h[k].before(h[m]) {
 					m = k
 				}
-			}
-			if !h[m].before(&last) {
-				break
 			}
 			h[i] = h[m]
 			i = m
 		}
+		for i > root {
+			p := i/4 + 2
+			if !last.before(h[p]) {
+				break
+			}
+			h[i] = h[p]
+			i = p
+		}
 		h[i] = last
 	}
 	q.h = h
-	q.counts[top.kind]--
-	return top
+	e := q.event(top)
+	s := uint32(top.ord & slotMask)
+	q.slots[s] = payload{}
+	q.free = append(q.free, s)
+	q.counts[e.kind]--
+	return e
+}
+
+// renumber gives the queued events that are ordered by queueing order the
+// ranks 1, 2, ... in that order, so that ranks never run out: relative order
+// within each class is kept, which is all the heap compares.
+func (q *eventQueue) renumber() {
+	beat := uint64(class[evNodeBeat])
+	var ords []*uint64
+	for i := root; i < len(q.h); i++ {
+		if q.h[i].ord>>classShft != beat {
+			ords = append(ords, &q.h[i].ord)
+		}
+	}
+	for _, l := range q.far {
+		for i := l.head; i >= 0; i = q.chunks[i].next {
+			c := &q.chunks[i]
+			for k := range c.ev[:c.n] {
+				if o := &c.ev[k].ord; *o>>classShft != beat {
+					ords = append(ords, o)
+				}
+			}
+		}
+	}
+	rank := func(o *uint64) uint64 { return *o >> rankShift & rankMask }
+	sort.Slice(ords, func(a, b int) bool { return rank(ords[a]) < rank(ords[b]) })
+	for r, o := range ords {
+		*o = *o&^(rankMask<<rankShift) | uint64(r+1)<<rankShift
+	}
+	q.seq = uint64(len(ords))
 }
 
 // only reports whether every queued event is of one of the given kinds.
@@ -140,5 +413,5 @@ func (q *eventQueue) only(kinds ...eventKind) bool {
 	for _, k := range kinds {
 		n += q.counts[k]
 	}
-	return n == len(q.h)
+	return n == q.Len()
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"io"
+	"os"
+	"runtime/debug"
 
 	"github.com/spindle-sched/spindle/trace"
 	"github.com/spindle-sched/spindle/workload"
@@ -9,6 +11,9 @@ import (
 
 // load reads the workload from -w or --trace.
 func (f *runFlags) load(stderr io.Writer) (*workload.Workload, string, error) {
+	if err := f.setGC(); err != nil {
+		return nil, "", err
+	}
 	var w *workload.Workload
 	var name string
 	var err error
@@ -46,4 +51,22 @@ func loadTrace(spec string, stderr io.Writer) (*workload.Workload, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// setGC applies --gc-percent before the workload is loaded, since loading
+// builds most of the heap. GOGC in the environment is kept unless the flag
+// is given.
+func (f *runFlags) setGC() error {
+	if f.gcGiven == nil {
+		return nil // flags not registered: the runtime's setting stands
+	}
+	given := f.gcGiven()
+	if f.gcPercent <= 0 {
+		return usagef("--gc-percent %d: must be positive", f.gcPercent)
+	}
+	if !given && os.Getenv("GOGC") != "" {
+		return nil
+	}
+	debug.SetGCPercent(f.gcPercent)
+	return nil
 }

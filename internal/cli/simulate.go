@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -36,7 +37,18 @@ type runFlags struct {
 	quiet       bool
 	cpuprof     string
 	memprof     string
+	gcPercent   int
+	gcGiven     func() bool // nil when the flags were not registered
 }
+
+// defaultGCPercent is the collector's target when neither --gc-percent nor
+// GOGC is given. A run's heap is mostly what lives to its end (the workload,
+// its jobs, their results) and the event loop allocates almost nothing, so
+// collecting when the heap has grown by 15 %, not doubled, costs few
+// collections and keeps peak memory near the live data (on the 25M-task
+// run: 0.95 GB against 1.03 GB at 25 and 1.4 GB at Go's 100, with no
+// measurable difference in CPU time).
+const defaultGCPercent = 15
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
@@ -51,6 +63,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.json, "json", false, "print the summary as JSON instead of a table")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress display on stderr")
 	fl.StringVar(&f.cpuprof, "cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
+	fl.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "collect garbage once the heap has grown this many percent over the data still in use (Go's GOGC; GOGC in the environment wins over the default, not over this flag). Lower holds less memory for more collections; 100 is Go's default")
+	f.gcGiven = func() bool { return fl.Changed("gc-percent") }
 	fl.StringVar(&f.memprof, "memprofile", "", "write a memory profile to this file when the runs end: what was allocated, loading included, and what is still in use (for 'go tool pprof -sample_index=alloc_space')")
 }
 
@@ -81,6 +95,9 @@ func (f *runFlags) profile() (stop func() error, err error) {
 	return func() error {
 		stopCPU()
 		defer out.Close()
+		// The in-use view is as of the last collection; one now makes it
+		// what the finished runs and their results still hold.
+		runtime.GC()
 		if err := pprof.Lookup("allocs").WriteTo(out, 0); err != nil {
 			return fmt.Errorf("memory profile: %w", err)
 		}
@@ -156,6 +173,9 @@ when stderr is a terminal; -q turns it off.`,
 			pr := newProgress(cmd.ErrOrStderr(), f.quiet)
 			spec := specs[0]
 			spec.Workload, spec.WorkloadName, spec.Progress = w, name, pr.update
+			// One run of a workload loaded for it alone: what a finished
+			// job's tasks took is not needed again.
+			spec.DropDurations = true
 			if f.out != "" {
 				spec.TimelineStep = timelineStep
 			}

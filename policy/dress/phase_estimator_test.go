@@ -80,6 +80,19 @@ func TestPhaseEstimatorForget(t *testing.T) {
 		t.Fatalf("after Forget: predicted %v, %d tasks tracked", n, len(e.tasks))
 	}
 	e.Complete(2, sec(6)) // a completion after Forget is ignored
+
+	// Another job's running tasks stay tracked.
+	e.Start(1, SD, 0, 3, sec(7), 10)
+	e.Start(2, SD, 0, 4, sec(7), 10)
+	e.Start(2, SD, 1, 5, sec(7), 10)
+	e.Forget(2)
+	if _, ok := e.tasks[3]; !ok || len(e.tasks) != 1 {
+		t.Fatalf("after forgetting job 2: %d tasks tracked, task 3 kept %v", len(e.tasks), ok)
+	}
+	e.Complete(3, sec(9))
+	if m, ok := e.jobs[1].phases[0].value(); !ok || m != 2*clock.Second {
+		t.Fatalf("job 1's phase mean %v %v, want 2s", m, ok)
+	}
 }
 
 func TestApplyFloor(t *testing.T) {
