@@ -301,8 +301,12 @@ func (q *eventQueue) addNear(at clock.Time, ord uint64, p payload) {
 		q.h = make([]entry, root, 64)
 	}
 	q.h = append(q.h, e)
-	h := q.h
-	i := len(h) - 1
+	siftUp(q.h, len(q.h)-1, e)
+}
+
+// siftUp puts e at the hole i or above it, moving down the parents that
+// come after it.
+func siftUp(h []entry, i int, e entry) {
 	for i > root {
 		p := i/4 + 2
 		if !e.before(h[p]) {
@@ -359,15 +363,7 @@ func (q *eventQueue) pop() event {
 			h[i] = h[m]
 			i = m
 		}
-		for i > root {
-			p := i/4 + 2
-			if !last.before(h[p]) {
-				break
-			}
-			h[i] = h[p]
-			i = p
-		}
-		h[i] = last
+		siftUp(h, i, last)
 	}
 	q.h = h
 	e := q.event(top)
