@@ -134,11 +134,19 @@ type nodeState struct {
 	beatAt    clock.Time     // queued heartbeat, or -1
 	sweepOnly bool           // the queued heartbeat was asked for by the sweep alone
 	probe     bool           // the queued heartbeat must retry admission
-	reports   []report
+	// first and last are the node's reports waiting for its heartbeat, in
+	// order, as a list in simulator.reports; -1 when there are none.
+	first, last int32
 }
 
+// report is a container's new state, waiting for its node's heartbeat.
+// Every node's reports are lists in one array whose cells are reused last
+// freed first: the cells a heartbeat frees are what the next reports take,
+// so they are still in cache, where a slice per node would be a line of its
+// own to miss on each report and each heartbeat.
 type report struct {
 	ct    *sched.Container
+	next  int32 // the node's next report, or -1; the next free cell when free
 	state sched.ContainerState
 }
 
@@ -186,6 +194,8 @@ type simulator struct {
 	// reportsQueued counts container reports waiting for their node's
 	// heartbeat: news that stall detection must wait for.
 	reportsQueued int
+	reports       []report
+	freeReport    int32 // first free cell of reports, or -1
 
 	ext *external // nil when the machines are dedicated
 
@@ -229,7 +239,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	if opt.LoadStep < 0 {
 		return nil, fmt.Errorf("sim: negative load step %v", opt.LoadStep)
 	}
-	s := &simulator{w: w, opt: opt, ideal: w.Cluster.Ideal}
+	s := &simulator{w: w, opt: opt, ideal: w.Cluster.Ideal, freeReport: -1}
 	c := &w.Cluster
 	s.nodePeriod, s.amPeriod = c.NodeHeartbeat, c.AMHeartbeat
 	s.launchDelay, s.launchJitter = c.LaunchDelay, c.LaunchJitter
@@ -253,7 +263,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	s.est = newEstimator(opt.Estimates, opt.Seed, caps)
 	s.nodes = make([]nodeState, n)
 	for i := range s.nodes {
-		s.nodes[i] = nodeState{beatAt: -1}
+		s.nodes[i] = nodeState{beatAt: -1, first: -1, last: -1}
 		if !s.ideal {
 			s.nodes[i].offset = clock.Duration(phaseRNG.Int64N(int64(s.nodePeriod)))
 		}
@@ -331,7 +341,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	// The result keeps the policy, whose view reaches the core and through
 	// its driver this simulator: what only the loop needed goes now, before
 	// the caller builds its summaries beside it.
-	s.jobs, s.order, s.nodes, s.q = nil, nil, nil, eventQueue{}
+	s.jobs, s.order, s.nodes, s.reports, s.q = nil, nil, nil, nil, eventQueue{}
 	return r, nil
 }
 
@@ -465,8 +475,8 @@ func (s *simulator) warm() {
 		lines(unsafe.Pointer(p.ct), 2)
 		prefetch.Line(unsafe.Pointer(&s.jobs[p.idx]))
 	case evNodeBeat:
-		for _, r := range s.nodes[p.idx].reports {
-			lines(unsafe.Pointer(r.ct), 2)
+		for i := s.nodes[p.idx].first; i >= 0; i = s.reports[i].next {
+			lines(unsafe.Pointer(s.reports[i].ct), 2)
 		}
 	case evAMBeat:
 		prefetch.Line(unsafe.Pointer(&s.jobs[p.idx]))
@@ -598,14 +608,27 @@ func (s *simulator) taskDone(js *jobState, ct *sched.Container) {
 // report hands a container's new state to its node, to be reported on the
 // node's next heartbeat (at once in ideal mode).
 func (s *simulator) report(ct *sched.Container, st sched.ContainerState) {
-	id := int(ct.Node().ID())
+	id := int(ct.NodeID())
 	if s.ideal {
 		s.core.Report(s.now, ct, st)
 		s.refresh(id)
 		return
 	}
+	i := s.freeReport
+	if i >= 0 {
+		s.freeReport = s.reports[i].next
+		s.reports[i] = report{ct: ct, next: -1, state: st}
+	} else {
+		i = int32(len(s.reports))
+		s.reports = append(s.reports, report{ct: ct, next: -1, state: st})
+	}
 	ns := &s.nodes[id]
-	ns.reports = append(ns.reports, report{ct, st})
+	if ns.last < 0 {
+		ns.first = i
+	} else {
+		s.reports[ns.last].next = i
+	}
+	ns.last = i
 	s.reportsQueued++
 	s.queueBeat(id, s.nextBeat(id), false)
 }
@@ -665,14 +688,20 @@ func (s *simulator) nodeBeat(id int) {
 	if probe {
 		ns.probe, s.probeQueued = false, false
 	}
-	if probe || len(ns.reports) > 0 || !ns.sweepOnly || (s.accept.has(int(p)) && s.core.HasDemand()) {
+	if probe || ns.first >= 0 || !ns.sweepOnly || (s.accept.has(int(p)) && s.core.HasDemand()) {
 		n := s.cl.Node(cluster.NodeID(id))
-		for i, r := range ns.reports {
+		// Reporting only queues events, never another report, so the list
+		// and the array stay as they are while it is walked.
+		for i := ns.first; i >= 0; {
+			r := &s.reports[i]
 			s.core.Report(s.now, r.ct, r.state)
-			ns.reports[i] = report{}
+			next := r.next
+			*r = report{next: s.freeReport}
+			s.freeReport = i
+			s.reportsQueued--
+			i = next
 		}
-		s.reportsQueued -= len(ns.reports)
-		ns.reports = ns.reports[:0]
+		ns.first, ns.last = -1, -1
 		s.core.NodeUpdate(s.now, n)
 		s.refresh(id)
 	}
