@@ -137,6 +137,9 @@ func (c *Core) checkNodes() error {
 	if c.live != nil {
 		simHeld, simAM = map[cluster.NodeID]resource.Vector{}, map[cluster.NodeID]resource.Vector{}
 		for ct := range c.live {
+			if ct.node != nil && ct.nodeID != ct.node.ID() {
+				return fmt.Errorf("%v on %v names node %d", ct, ct.node, ct.nodeID)
+			}
 			if !ct.job.spec.Open && ct.state >= Allocated && !ct.state.Terminal() {
 				simHeld[ct.node.ID()] = simHeld[ct.node.ID()].Add(ct.req)
 				if ct.IsAM() {
@@ -162,6 +165,8 @@ func (c *Core) checkNodes() error {
 			switch {
 			case ct.node != n:
 				return fmt.Errorf("%v listed on %v but placed on %v", ct, n, ct.node)
+			case ct.nodeID != n.ID():
+				return fmt.Errorf("%v listed on %v but names node %d", ct, n, ct.nodeID)
 			case ct.prev != prev:
 				return fmt.Errorf("%v: broken container list on %v", ct, n)
 			case ct.job == nil || ct.state.Terminal() || ct.state < Allocated || !ct.job.spec.Open:

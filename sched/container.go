@@ -87,6 +87,9 @@ type Container struct {
 	task       int32
 	req        resource.Vector
 	state      ContainerState
+	// nodeID is node.ID(), kept here because a driver handling a report
+	// has this container in cache and the node, most often, not.
+	nodeID cluster.NodeID
 	// times[s] is when the container entered s; every end from KILLED on
 	// shares one slot, since a container ends once.
 	times [Killed + 1]clock.Time
@@ -116,6 +119,12 @@ func (c *Container) Key() string {
 
 // Node returns the node the container is on.
 func (c *Container) Node() *cluster.Node { return c.node }
+
+// NodeID returns the id of the node the container is on: Node().ID()
+// without loading the node.
+func (c *Container) NodeID() cluster.NodeID { return c.nodeID }
+
+func (c *Container) place(n *cluster.Node) { c.node, c.nodeID = n, n.ID() }
 
 // IsAM reports whether the container holds the job's ApplicationMaster.
 func (c *Container) IsAM() bool { return c.phase < 0 }

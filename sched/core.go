@@ -560,7 +560,8 @@ func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
 // frees for it or the ask no longer needs it.
 func (c *Core) reserve(n *cluster.Node, a *Ask) {
 	ct := c.pool.get()
-	ct.job, ct.node, ct.phase, ct.req = a.job, n, a.phase, a.Request
+	ct.job, ct.phase, ct.req = a.job, a.phase, a.Request
+	ct.place(n)
 	ct.times[New] = c.now
 	if c.live != nil {
 		c.live[ct] = struct{}{}
@@ -634,7 +635,8 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	c.integrateUtil()
 	if ct == nil {
 		ct = c.pool.get()
-		ct.job, ct.node, ct.phase, ct.req = j, n, a.phase, a.Request
+		ct.job, ct.phase, ct.req = j, a.phase, a.Request
+		ct.place(n)
 		ct.times[New] = c.now
 		if c.live != nil {
 			c.live[ct] = struct{}{}
@@ -796,7 +798,7 @@ func (c *Core) complete(ct *Container) {
 func (c *Core) releaseContainer(ct *Container) bool {
 	j := ct.job
 	am := ct.IsAM()
-	if err := c.ledger.Release(ct.node.ID(), ct.req, am); err != nil {
+	if err := c.ledger.Release(ct.nodeID, ct.req, am); err != nil {
 		c.fail(err)
 		return false
 	}

@@ -525,7 +525,8 @@ func (c *Core) Adopt(now clock.Time, j *Job, n cluster.NodeID, key string, r res
 	}
 	c.integrateUtil()
 	ct := c.pool.get()
-	ct.job, ct.node, ct.phase, ct.req, ct.key = j, node, phase, r, key
+	ct.job, ct.phase, ct.req, ct.key = j, phase, r, key
+	ct.place(node)
 	ct.times[New] = c.now
 	if c.live != nil {
 		c.live[ct] = struct{}{}

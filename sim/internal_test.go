@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -195,6 +196,46 @@ func TestEventQueueMatchesSort(t *testing.T) {
 				t.Fatalf("seed %d step %d: popped %v %v %d, want %v %v %d", seed, step, got.at, got.kind, got.idx, want.at, want.kind, want.idx)
 			}
 			now = got.at
+		}
+	}
+}
+
+// beforeBit must agree with before on every kind of pair: times apart,
+// equal, negative or at the extremes, and ords that differ in any bit.
+func TestBeforeBit(t *testing.T) {
+	const maxT, minT = clock.Time(math.MaxInt64), clock.Time(math.MinInt64)
+	cases := []struct {
+		name string
+		a, b entry
+		want int
+	}{
+		{"earlier time", entry{1, 9}, entry{2, 0}, 1},
+		{"later time", entry{2, 0}, entry{1, 9}, 0},
+		{"same time, lower ord", entry{5, 1}, entry{5, 2}, 1},
+		{"same time, higher ord", entry{5, 2}, entry{5, 1}, 0},
+		{"equal", entry{5, 7}, entry{5, 7}, 0},
+		{"negative before zero", entry{-1, math.MaxUint64}, entry{0, 0}, 1},
+		{"zero after negative", entry{0, 0}, entry{-1, math.MaxUint64}, 0},
+		{"most negative before most positive", entry{minT, 0}, entry{maxT, 0}, 1},
+		{"most positive after most negative", entry{maxT, 0}, entry{minT, 0}, 0},
+		{"ord's top bit", entry{3, 1 << 63}, entry{3, 1<<63 - 1}, 0},
+		{"ord's low bit, borrow into time", entry{3, 0}, entry{3, 1}, 1},
+		{"ord borrow does not cross times", entry{4, 0}, entry{3, math.MaxUint64}, 0},
+	}
+	for _, c := range cases {
+		if got := c.a.beforeBit(c.b); got != c.want {
+			t.Errorf("%s: beforeBit(%v, %v) = %d, want %d", c.name, c.a, c.b, got, c.want)
+		}
+		if got := c.a.before(c.b); got != (c.want == 1) {
+			t.Errorf("%s: before(%v, %v) = %v, want %v", c.name, c.a, c.b, got, c.want == 1)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		a := entry{clock.Time(rng.Int64N(7) - 3), rng.Uint64N(5)}
+		b := entry{clock.Time(rng.Int64N(7) - 3), rng.Uint64N(5)}
+		if want := a.before(b); (a.beforeBit(b) == 1) != want {
+			t.Fatalf("beforeBit(%v, %v) disagrees with before = %v", a, b, want)
 		}
 	}
 }
