@@ -180,7 +180,7 @@ func at(o *jval, key string) int {
 func resourceOf(o *jval, prefix string) (resource.Vector, int, string) {
 	r := resource.New(1, slsContainer)
 	if m, ok, msg := jint(o, prefix+"memory-mb"); msg != "" || ok && (m < 0 || m > maxMemory) {
-		return r, at(o, prefix+"memory-mb"), orMsg(msg, fmt.Sprintf("%smemory-mb: must be in [0, %d]", prefix, maxMemory))
+		return r, at(o, prefix+"memory-mb"), orMsg(msg, fmt.Sprintf("%smemory-mb: must be in [0, %d]", prefix, int64(maxMemory)))
 	} else if ok {
 		r[resource.Memory] = m
 	}
