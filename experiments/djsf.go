@@ -305,16 +305,24 @@ func runDJSF(cfg Config) (string, error) {
 	p("All numbers are means over the seeds. *Done by x %% of T* counts the jobs completed by fixed instants: fractions of the slowest run's makespan T on the same seed, the same instants for every policy. Completion efficiency is the paper's |S| / span over windows of %d consecutive completions, in jobs per second. The model and every interpretation are in `docs/djsf.md`.\n\n", metrics.EfficiencyWindow)
 
 	p("### Against the paper\n\nDJSF's change against SJF (and against the better Tetris), oracle estimates with E = 0.\n\n")
-	p("| measure | paper |")
 	main4 := sets[:4]
-	for _, s := range main4 {
-		p(" %s |", s.c.label)
+	// header starts a table with the given leading columns, then one
+	// column per main setting.
+	header := func(first ...string) {
+		p("|")
+		for _, f := range first {
+			p(" %s |", f)
+		}
+		for _, s := range main4 {
+			p(" %s |", s.c.label)
+		}
+		p("\n|")
+		for range len(first) + len(main4) {
+			p("---|")
+		}
+		p("\n")
 	}
-	p("\n|---|---|")
-	for range main4 {
-		p("---|")
-	}
-	p("\n")
+	header("measure", "paper")
 	row := func(label, paper string, f func(s *djSetting) float64) {
 		p("| %s | %s |", label, paper)
 		for _, s := range main4 {
@@ -361,18 +369,6 @@ func runDJSF(cfg Config) (string, error) {
 	p("The no-contention JCT is each job's JCT on a cluster 100 times larger (same jobs, arrivals, heartbeats and launch delays): no policy can do better on the real cluster. ")
 	p("On seed 1 that bound is %.3f of SJF's average JCT; SJF itself is only %.1f %% above it, so at this load there is little for any ordering to win. The paper's regime (above) is where ordering matters.\n\n", lb, (1/lb-1)*100)
 
-	// header starts a table with one column per main setting.
-	header := func(first string) {
-		p("| %s |", first)
-		for _, s := range main4 {
-			p(" %s |", s.c.label)
-		}
-		p("\n|---|")
-		for range main4 {
-			p("---|")
-		}
-		p("\n")
-	}
 	p("### Which metrics separate the schemes\n\nFor each measure, the spread between SJF, both Tetris settings, DJSF and djsf+ (E = 0): (largest − smallest) / mean, in per cent. A measure that does not move between schemes cannot rank them.\n\n")
 	header("measure")
 	for _, m := range djMetrics {
