@@ -281,6 +281,9 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	}
 	s.accept = newBitset(n)
 	s.sw = sweep{armed: -1, inactive: true}
+	if !s.ideal {
+		s.q.wheel = newBeatWheel(s.nodePeriod, s.phase, s.byPos)
+	}
 
 	var forecast *cluster.LoadCurve
 	if l := c.ExternalLoad; l != nil {
@@ -466,8 +469,8 @@ func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 // change no result. Hinting a second level ahead (the event after next,
 // what the next event's memory points to) was tried and measured slower.
 func (s *simulator) warm() {
-	p := s.q.next()
-	if p == nil {
+	p, ok := s.q.next()
+	if !ok {
 		return
 	}
 	switch p.kind {
