@@ -478,6 +478,8 @@ func (s *simulator) warm() {
 		lines(unsafe.Pointer(p.ct), 2)
 		prefetch.Line(unsafe.Pointer(&s.jobs[p.idx]))
 	case evNodeBeat:
+		// The node's own state, which its update reads throughout.
+		span(unsafe.Pointer(s.cl.Node(cluster.NodeID(p.idx))), unsafe.Sizeof(cluster.Node{}))
 		for i := s.nodes[p.idx].first; i >= 0; i = s.reports[i].next {
 			lines(unsafe.Pointer(s.reports[i].ct), 2)
 		}
@@ -491,6 +493,16 @@ func lines(p unsafe.Pointer, n int) {
 	for i := range n {
 		prefetch.Line(unsafe.Add(p, 64*i))
 	}
+}
+
+// span hints every cache line of the object of size bytes at p, wherever
+// it starts within its first line: each 64 bytes from p and its last byte.
+// The hints stay inside the object, as pointer checks require.
+func span(p unsafe.Pointer, size uintptr) {
+	for off := uintptr(0); off < size; off += 64 {
+		prefetch.Line(unsafe.Add(p, off))
+	}
+	prefetch.Line(unsafe.Add(p, size-1))
 }
 
 func (k eventKind) String() string {
