@@ -475,13 +475,13 @@ func (s *simulator) warm() {
 	}
 	switch p.kind {
 	case evStart, evFinish:
-		lines(unsafe.Pointer(p.ct), 2)
+		span(unsafe.Pointer(p.ct), unsafe.Sizeof(sched.Container{}))
 		prefetch.Line(unsafe.Pointer(&s.jobs[p.idx]))
 	case evNodeBeat:
 		// The node's own state, which its update reads throughout.
 		span(unsafe.Pointer(s.cl.Node(cluster.NodeID(p.idx))), unsafe.Sizeof(cluster.Node{}))
 		for i := s.nodes[p.idx].first; i >= 0; i = s.reports[i].next {
-			lines(unsafe.Pointer(s.reports[i].ct), 2)
+			span(unsafe.Pointer(s.reports[i].ct), unsafe.Sizeof(sched.Container{}))
 		}
 	case evAMBeat:
 		prefetch.Line(unsafe.Pointer(&s.jobs[p.idx]))
