@@ -117,8 +117,10 @@ const farWidth = clock.Time(clock.Second)
 // wait unsorted in buckets of farWidth, and a bucket joins the heap when the
 // heap has nothing before the horizon left, which then moves past it. The
 // heap stays small enough to stay in cache, and every event still comes out
-// in the same order as from one heap. Queueing an event allocates nothing
-// once the arrays have grown.
+// in the same order as from one heap. Node heartbeats, half of all events,
+// wait apart in a beatWheel when the simulator gives the queue one, and pop
+// takes whichever of the wheel's least and the heap's least comes first.
+// Queueing an event allocates nothing once the arrays have grown.
 type eventQueue struct {
 	h      []entry // h[:root] unused
 	slots  []payload
