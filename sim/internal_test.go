@@ -124,30 +124,47 @@ func TestEventRanksRenumbered(t *testing.T) {
 	}
 }
 
+// ref is an event as the reference order sees it.
+type ref struct {
+	at         clock.Time
+	class, key int64
+	seq        int
+	kind       eventKind
+	idx        int32
+}
+
+func (a ref) less(b ref) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.class != b.class {
+		return a.class < b.class
+	}
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.seq < b.seq
+}
+
+// takeLeast removes and returns the least of the pending events.
+func takeLeast(pending *[]ref) ref {
+	p := *pending
+	m := 0
+	for i := range p {
+		if p[i].less(p[m]) {
+			m = i
+		}
+	}
+	r := p[m]
+	*pending = append(p[:m], p[m+1:]...)
+	return r
+}
+
 // TestEventQueueMatchesSort checks the queue against sorting: events pushed
 // over several seconds (so that most wait in far buckets) and popped as the
 // loop does, never before the time last popped, come out in (time, class,
 // key, queueing order) order.
 func TestEventQueueMatchesSort(t *testing.T) {
-	type ref struct {
-		at         clock.Time
-		class, key int64
-		seq        int
-		kind       eventKind
-		idx        int32
-	}
-	less := func(a, b ref) bool {
-		if a.at != b.at {
-			return a.at < b.at
-		}
-		if a.class != b.class {
-			return a.class < b.class
-		}
-		if a.key != b.key {
-			return a.key < b.key
-		}
-		return a.seq < b.seq
-	}
 	kinds := []eventKind{evArrival, evStart, evFinish, evAMStop, evTick, evAMBeat, evPass, evLoad}
 	for seed := uint64(1); seed <= 5; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 3))
@@ -177,14 +194,7 @@ func TestEventQueueMatchesSort(t *testing.T) {
 				pending = append(pending, r)
 				continue
 			}
-			m := 0
-			for i := range pending {
-				if less(pending[i], pending[m]) {
-					m = i
-				}
-			}
-			want := pending[m]
-			pending = append(pending[:m], pending[m+1:]...)
+			want := takeLeast(&pending)
 			if q.Len() != len(pending)+1 {
 				t.Fatalf("seed %d step %d: Len %d, want %d", seed, step, q.Len(), len(pending)+1)
 			}

@@ -117,8 +117,10 @@ const farWidth = clock.Time(clock.Second)
 // wait unsorted in buckets of farWidth, and a bucket joins the heap when the
 // heap has nothing before the horizon left, which then moves past it. The
 // heap stays small enough to stay in cache, and every event still comes out
-// in the same order as from one heap. Queueing an event allocates nothing
-// once the arrays have grown.
+// in the same order as from one heap. Node heartbeats, half of all events,
+// wait apart in a beatWheel when the simulator gives the queue one, and pop
+// takes whichever of the wheel's least and the heap's least comes first.
+// Queueing an event allocates nothing once the arrays have grown.
 type eventQueue struct {
 	h      []entry // h[:root] unused
 	slots  []payload
@@ -132,6 +134,10 @@ type eventQueue struct {
 	spare   []int32             // indices of free chunks
 	order   []int64             // min-heap of the buckets in far
 	nfar    int                 // events in buckets
+
+	// wheel holds the node heartbeats when the simulator gives it one;
+	// without it they are ordered in the heap with the rest.
+	wheel *beatWheel
 
 	// maxRank is the largest queueing rank before ranks are renumbered;
 	// 0 means rankMask. Tests lower it.
@@ -168,7 +174,13 @@ func (q *eventQueue) newChunk() int32 {
 	return int32(len(q.chunks) - 1)
 }
 
-func (q *eventQueue) Len() int { return max(len(q.h)-root, 0) + q.nfar }
+func (q *eventQueue) Len() int {
+	n := max(len(q.h)-root, 0) + q.nfar
+	if q.wheel != nil {
+		n += q.wheel.n
+	}
+	return n
+}
 
 func (q *eventQueue) push(at clock.Time, kind eventKind, idx int32, ct *sched.Container) {
 	limit := q.maxRank
@@ -186,6 +198,16 @@ func (q *eventQueue) push(at clock.Time, kind eventKind, idx int32, ct *sched.Co
 // heartbeat-position order whatever order they were queued in, so that the
 // order does not depend on which heartbeats were elided.
 func (q *eventQueue) pushBeat(at clock.Time, id, pos int32) {
+	if q.wheel != nil {
+		if err := q.wheel.add(at, pos); err != nil {
+			if q.err == nil {
+				q.err = err
+			}
+			return
+		}
+		q.counts[evNodeBeat]++
+		return
+	}
 	q.add(at, evNodeBeat, uint64(uint32(pos)), id, nil)
 }
 
@@ -337,19 +359,42 @@ func (q *eventQueue) event(e entry) event {
 
 func (q *eventQueue) peek() event {
 	q.settle()
+	if q.beatFirst() {
+		b := q.wheel.min()
+		return event{at: b.at, ord: b.ord, idx: q.wheel.byPos[q.wheel.pos], kind: evNodeBeat}
+	}
 	return q.event(q.h[root])
 }
 
-// next returns the payload of the event that pop would return, or nil.
-func (q *eventQueue) next() *payload {
-	if len(q.h) <= root {
-		return nil
+// beatFirst reports whether the least event is the wheel's; the heap must
+// be settled.
+func (q *eventQueue) beatFirst() bool {
+	w := q.wheel
+	return w != nil && w.n > 0 && (len(q.h) <= root || w.min().before(q.h[root]))
+}
+
+// next returns the kind, node or job and container of the event that pop
+// would return, as far as it can tell without settling: the heap's least
+// event may not yet be the least of all. ok is false when it has no
+// answer.
+func (q *eventQueue) next() (p payload, ok bool) {
+	if w := q.wheel; w != nil && w.n > 0 && (len(q.h) <= root || w.min().before(q.h[root])) {
+		return payload{idx: w.byPos[w.pos], kind: evNodeBeat}, true
 	}
-	return &q.slots[q.h[root].ord&slotMask]
+	if len(q.h) <= root {
+		return payload{}, false
+	}
+	return q.slots[q.h[root].ord&slotMask], true
 }
 
 func (q *eventQueue) pop() event {
 	q.settle()
+	if q.beatFirst() {
+		b := q.wheel.min()
+		id := q.wheel.take()
+		q.counts[evNodeBeat]--
+		return event{at: b.at, ord: b.ord, idx: id, kind: evNodeBeat}
+	}
 	h := q.h
 	top := h[root]
 	n := len(h) - 1

@@ -281,6 +281,9 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	}
 	s.accept = newBitset(n)
 	s.sw = sweep{armed: -1, inactive: true}
+	if !s.ideal {
+		s.q.wheel = newBeatWheel(s.nodePeriod, s.phase, s.byPos)
+	}
 
 	var forecast *cluster.LoadCurve
 	if l := c.ExternalLoad; l != nil {
@@ -466,17 +469,19 @@ func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 // change no result. Hinting a second level ahead (the event after next,
 // what the next event's memory points to) was tried and measured slower.
 func (s *simulator) warm() {
-	p := s.q.next()
-	if p == nil {
+	p, ok := s.q.next()
+	if !ok {
 		return
 	}
 	switch p.kind {
 	case evStart, evFinish:
-		lines(unsafe.Pointer(p.ct), 2)
+		span(unsafe.Pointer(p.ct), unsafe.Sizeof(sched.Container{}))
 		prefetch.Line(unsafe.Pointer(&s.jobs[p.idx]))
 	case evNodeBeat:
+		// The node's own state, which its update reads throughout.
+		span(unsafe.Pointer(s.cl.Node(cluster.NodeID(p.idx))), unsafe.Sizeof(cluster.Node{}))
 		for i := s.nodes[p.idx].first; i >= 0; i = s.reports[i].next {
-			lines(unsafe.Pointer(s.reports[i].ct), 2)
+			span(unsafe.Pointer(s.reports[i].ct), unsafe.Sizeof(sched.Container{}))
 		}
 	case evAMBeat:
 		prefetch.Line(unsafe.Pointer(&s.jobs[p.idx]))
@@ -488,6 +493,16 @@ func lines(p unsafe.Pointer, n int) {
 	for i := range n {
 		prefetch.Line(unsafe.Add(p, 64*i))
 	}
+}
+
+// span hints every cache line of the object of size bytes at p, wherever
+// it starts within its first line: each 64 bytes from p and its last byte.
+// The hints stay inside the object, as pointer checks require.
+func span(p unsafe.Pointer, size uintptr) {
+	for off := uintptr(0); off < size; off += 64 {
+		prefetch.Line(unsafe.Add(p, off))
+	}
+	prefetch.Line(unsafe.Add(p, size-1))
 }
 
 func (k eventKind) String() string {
