@@ -366,8 +366,8 @@ func (q *eventQueue) peek() event {
 	return q.event(q.h[root])
 }
 
-// beatFirst reports whether the least event is the wheel's; the heap must
-// be settled.
+// beatFirst reports whether the wheel's least event comes before the
+// heap's; once the heap is settled, that is whether it is the least of all.
 func (q *eventQueue) beatFirst() bool {
 	w := q.wheel
 	return w != nil && w.n > 0 && (len(q.h) <= root || w.min().before(q.h[root]))
@@ -378,8 +378,8 @@ func (q *eventQueue) beatFirst() bool {
 // event may not yet be the least of all. ok is false when it has no
 // answer.
 func (q *eventQueue) next() (p payload, ok bool) {
-	if w := q.wheel; w != nil && w.n > 0 && (len(q.h) <= root || w.min().before(q.h[root])) {
-		return payload{idx: w.byPos[w.pos], kind: evNodeBeat}, true
+	if q.beatFirst() {
+		return payload{idx: q.wheel.byPos[q.wheel.pos], kind: evNodeBeat}, true
 	}
 	if len(q.h) <= root {
 		return payload{}, false

@@ -488,13 +488,6 @@ func (s *simulator) warm() {
 	}
 }
 
-// lines hints the n cache lines from p on.
-func lines(p unsafe.Pointer, n int) {
-	for i := range n {
-		prefetch.Line(unsafe.Add(p, 64*i))
-	}
-}
-
 // span hints every cache line of the object of size bytes at p, wherever
 // it starts within its first line: each 64 bytes from p and its last byte.
 // The hints stay inside the object, as pointer checks require.
