@@ -360,8 +360,7 @@ func (q *eventQueue) event(e entry) event {
 func (q *eventQueue) peek() event {
 	q.settle()
 	if q.beatFirst() {
-		b := q.wheel.min()
-		return event{at: b.at, ord: b.ord, idx: q.wheel.byPos[q.wheel.pos], kind: evNodeBeat}
+		return q.wheel.event()
 	}
 	return q.event(q.h[root])
 }
@@ -379,7 +378,8 @@ func (q *eventQueue) beatFirst() bool {
 // answer.
 func (q *eventQueue) next() (p payload, ok bool) {
 	if q.beatFirst() {
-		return payload{idx: q.wheel.byPos[q.wheel.pos], kind: evNodeBeat}, true
+		e := q.wheel.event()
+		return payload{idx: e.idx, kind: e.kind}, true
 	}
 	if len(q.h) <= root {
 		return payload{}, false
@@ -390,10 +390,10 @@ func (q *eventQueue) next() (p payload, ok bool) {
 func (q *eventQueue) pop() event {
 	q.settle()
 	if q.beatFirst() {
-		b := q.wheel.min()
-		id := q.wheel.take()
+		e := q.wheel.event()
+		q.wheel.take()
 		q.counts[evNodeBeat]--
-		return event{at: b.at, ord: b.ord, idx: id, kind: evNodeBeat}
+		return e
 	}
 	h := q.h
 	top := h[root]

@@ -92,11 +92,17 @@ func (w *beatWheel) min() entry {
 	}
 }
 
-// take removes the least queued heartbeat, which min has just returned,
-// and returns its node.
-func (w *beatWheel) take() int32 {
+// event returns the least queued heartbeat as an event of its node; the
+// wheel must not be empty.
+func (w *beatWheel) event() event {
+	b := w.min()
+	return event{at: b.at, ord: b.ord, idx: w.byPos[w.pos], kind: evNodeBeat}
+}
+
+// take removes the least queued heartbeat, which min or event has just
+// returned.
+func (w *beatWheel) take() {
 	w.sets[w.cycle&1].clear(w.pos)
 	w.n--
 	w.least = false
-	return w.byPos[w.pos]
 }
