@@ -1,86 +1,84 @@
 // Package admission holds the admission controllers that decide which
 // submitted jobs may start their ApplicationMaster, and the registry that
 // builds one from a command-line spec ("none", "static:<vcores>",
-// "autoadmin:key=value,..."). Each controller registers itself from its own
-// file in this package.
+// "autoadmin:key=value,..."), listed explicitly below.
 package admission
 
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/spindle-sched/spindle/admission/autoadmin"
+	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
 
-// Factory builds a controller against the core's view; nil means "none".
-type Factory func(v *sched.View) (sched.Admission, error)
+// Entry describes one controller; it has the shape of a policy's entry.
+type Entry = params.Entry[sched.AdmissionFactory]
 
-// Entry describes one controller.
-type Entry struct {
-	Name    string // as typed: "none", "static:<vcores>"
-	Summary string
-	Rank    int
-	// Build parses the text after "name:" (hasArg tells whether there was
-	// a colon at all).
-	Build func(arg string, hasArg bool) (Factory, error)
-}
-
-var entries []Entry
-
-func register(e Entry) {
-	entries = append(entries, e)
-	sort.SliceStable(entries, func(a, b int) bool { return entries[a].Rank < entries[b].Rank })
-}
+// builtin lists every controller, in the order the listing shows them.
+// Adding one is adding an entry here.
+var builtin = params.NewRegistry("admission controller",
+	Entry{Name: "none", Summary: "admit every job at once (YARN's default)",
+		Build: func(*params.Reader) (sched.AdmissionFactory, error) { return nil, nil }},
+	Entry{Name: "static", Usage: "static:<vcores>",
+		Summary: "keep <vcores> of the cluster for task containers: a job's AM is admitted only while AMs leave that much free (AutoAdmin's static reservation)",
+		Build:   buildStatic},
+	autoadminEntry("autoadmin", autoadmin.Default(),
+		"AutoAdmin (Yang et al. 2018): predict the reservation R_R for task containers from the average AM and task sizes "+
+			"running (40 % floor, scale-up, 40 % while idle), and admit a job only while C_R − AMs − AM_J ≥ R_R; waiting jobs retried in order. "+
+			"By default R_R is kept in vcores and memory and a guard admits a job only if every task shape keeps a node with room beside the AMs "+
+			"wherever they land (deadlock-free while every task ends on its own: not with reduces at slow-start unless hold_early=true; docs/autoadmin.md); "+
+			"dims=vcores,guard=false is the paper's literal rule"),
+	autoadminEntry("autoadmin+", autoadmin.Plus(),
+		"AutoAdmin improved (docs/autoadmin.md): the same, with a cold start from the requests the jobs declare, "+
+			"the cluster counted in whole containers per node with one task beside each AM, and the floor replaced by a bound that leaves a node room for the largest task; "+
+			"the same guard, which also holds reduces started at slow-start like AMs (hold_early), so it never deadlocks on them"),
+)
 
 // Entries lists the controllers.
-func Entries() []Entry { return entries }
+func Entries() []Entry { return builtin.Entries() }
 
-func (e Entry) base() string { name, _, _ := strings.Cut(e.Name, ":"); return name }
+// Registry returns the registry of every built-in admission controller.
+func Registry() *params.Registry[sched.AdmissionFactory] { return builtin }
 
-// Parse turns a spec into a factory. The empty spec means "none".
-func Parse(spec string) (Factory, error) {
-	spec = strings.TrimSpace(spec)
-	name, arg, hasArg := strings.Cut(spec, ":")
-	if name == "" {
-		name = "none"
+// Parse turns a spec into a factory. The empty spec means "none", whose
+// factory is nil.
+func Parse(spec string) (sched.AdmissionFactory, error) {
+	if strings.TrimSpace(spec) == "" {
+		spec = "none"
 	}
-	var known []string
-	for _, e := range entries {
-		if e.base() == name {
-			return e.Build(strings.TrimSpace(arg), hasArg)
-		}
-		known = append(known, e.Name)
-	}
-	return nil, fmt.Errorf("unknown admission controller %q (known: %s)", name, strings.Join(known, ", "))
+	f, _, err := builtin.Parse(spec)
+	return f, err
 }
 
-func init() {
-	register(Entry{Name: "none", Rank: 10, Summary: "admit every job at once (YARN's default)",
-		Build: func(_ string, hasArg bool) (Factory, error) {
-			if hasArg {
-				return nil, fmt.Errorf("admission none takes no argument")
-			}
-			return nil, nil
-		}})
-	register(Entry{Name: "static:<vcores>", Rank: 20,
-		Summary: "keep <vcores> of the cluster for task containers: a job's AM is admitted only while AMs leave that much free (AutoAdmin's static reservation)",
-		Build: func(arg string, hasArg bool) (Factory, error) {
-			if !hasArg {
-				return nil, fmt.Errorf("admission static needs an amount: static:<vcores>, e.g. static:32")
-			}
-			vc, err := strconv.ParseFloat(arg, 64)
-			if err != nil || vc < 0 || math.IsInf(vc, 0) || vc != vc {
-				return nil, fmt.Errorf("admission static: %q is not a non-negative number of vcores", arg)
-			}
-			milli := int64(math.Round(vc * resource.MilliPerVCore))
-			return func(v *sched.View) (sched.Admission, error) {
-				return &Static{v: v, Reserve: milli}, nil
-			}, nil
-		}})
+// autoadminEntry lists AutoAdmin under name with def as its defaults;
+// every parameter can be overridden (name:key=value,...).
+func autoadminEntry(name string, def autoadmin.Config, summary string) Entry {
+	return Entry{Name: name, Summary: summary,
+		Build: func(r *params.Reader) (sched.AdmissionFactory, error) {
+			cfg := autoadmin.Params(r, def)
+			return func(v *sched.View) (sched.Admission, error) { return autoadmin.New(v, cfg), nil }, nil
+		}}
+}
+
+// buildStatic reads static's amount of vcores.
+func buildStatic(r *params.Reader) (sched.AdmissionFactory, error) {
+	arg, has := r.Arg("vcores kept for task containers, e.g. static:32")
+	if !has {
+		return nil, fmt.Errorf("static needs an amount: static:<vcores>, e.g. static:32")
+	}
+	vc, err := strconv.ParseFloat(arg, 64)
+	if err != nil || vc < 0 || math.IsInf(vc, 0) || vc != vc {
+		return nil, fmt.Errorf("static: %q is not a non-negative number of vcores", arg)
+	}
+	milli := int64(math.Round(vc * resource.MilliPerVCore))
+	return func(v *sched.View) (sched.Admission, error) {
+		return &Static{v: v, Reserve: milli}, nil
+	}, nil
 }
 
 // Static keeps a fixed amount of vcores for task containers: a waiting job
@@ -122,3 +120,12 @@ func (s *Static) WaitReason(j *sched.Job) string {
 		resource.FormatVCores(s.Reserve), resource.FormatVCores(total), resource.FormatVCores(s.amHeld), resource.FormatVCores(am),
 		resource.FormatVCores(total), resource.FormatVCores(s.Reserve))
 }
+
+// The core detects each optional interface by a type assertion, so a
+// misspelt method would silently turn a hook off: these make it a compile
+// error instead.
+var (
+	_ sched.Admission         = (*Static)(nil)
+	_ sched.ContainerObserver = (*Static)(nil)
+	_ sched.Explainer         = (*Static)(nil)
+)

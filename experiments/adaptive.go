@@ -16,12 +16,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() {
-	register(Experiment{Name: "adaptive", Title: "Reverse-Adaptive",
-		Summary: "the Reverse-Adaptive paper's three experiments: FIFO vs Adaptive vs Reverse-Adaptive, goals met, lateness, utilisation, unmet external demand, completion projections",
-		Run:     runAdaptive})
-}
-
 // raPolicies are the schemes of the main tables.
 var raPolicies = []string{"fifo", "adaptive", "reverse-adaptive", "adaptive+"}
 

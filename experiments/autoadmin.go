@@ -245,12 +245,6 @@ func aaMean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-func init() {
-	register(Experiment{Name: "autoadmin", Title: "AutoAdmin: admission control against ApplicationMaster deadlock",
-		Summary: "AutoAdmin §2.3-§4: static sweeps, AutoAdmin's makespan and Perf Score on the 16 homogeneous settings and the 6 heterogeneous experiments; the deadlock; Fair's and Capacity's AM limits",
-		Run:     func(cfg Config) (string, error) { return runAutoAdmin(cfg, aaFullPlan) }})
-}
-
 // aaPolicy is the paper's baseline, YARN 2.2's Fair scheduler: memory-based
 // fair share and no AM limit (maxAMShare came later). Node reservations are
 // left out because static:<n> counts a killed AM reservation as a released

@@ -14,12 +14,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() {
-	register(Experiment{Name: "djsf", Title: "DJSF: Densest-Job-Set-First against SJF and Tetris",
-		Summary: "SJF, Tetris (default and f=0,m=10), DJSF, djsf+ and the baselines on djsf-google --jobs 1000: the paper's regime (--preset paper, batch and bursts) first, then the default workload; oracle estimates at error 0 and 0.5, history estimates on recurring applications; k sensitivity",
-		Run:     runDJSF})
-}
-
 // The paper's headline numbers (Hu and Li 2022, abstract and Fig. 11).
 const (
 	djPaperJCTvsSJF        = -23.19 // % average JCT, DJSF against SJF

@@ -13,12 +13,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() {
-	register(Experiment{Name: "dress", Title: "DRESS: reserving resources for small jobs",
-		Summary: "DRESS §V: Capacity vs DRESS vs DRESS without its estimator on the Spark, MapReduce and mixed workloads",
-		Run:     runDRESS})
-}
-
 // dressSetting is one of the paper's workloads with its reported small-job
 // completion-time reduction (percent), or (beyond) one it was not run on.
 type dressSetting struct {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 )
 
@@ -30,12 +29,24 @@ type Experiment struct {
 	Run func(cfg Config) (string, error)
 }
 
-var registry []Experiment
-
-// register adds an experiment; its file calls this from init.
-func register(e Experiment) {
-	registry = append(registry, e)
-	sort.SliceStable(registry, func(a, b int) bool { return registry[a].Name < registry[b].Name })
+// registry lists every experiment, by name. Adding one is adding an entry
+// here.
+var registry = []Experiment{
+	{Name: "adaptive", Title: "Reverse-Adaptive",
+		Summary: "the Reverse-Adaptive paper's three experiments: FIFO vs Adaptive vs Reverse-Adaptive, goals met, lateness, utilisation, unmet external demand, completion projections",
+		Run:     runAdaptive},
+	{Name: "autoadmin", Title: "AutoAdmin: admission control against ApplicationMaster deadlock",
+		Summary: "AutoAdmin §2.3-§4: static sweeps, AutoAdmin's makespan and Perf Score on the 16 homogeneous settings and the 6 heterogeneous experiments; the deadlock; Fair's and Capacity's AM limits",
+		Run:     func(cfg Config) (string, error) { return runAutoAdmin(cfg, aaFullPlan) }},
+	{Name: "djsf", Title: "DJSF: Densest-Job-Set-First against SJF and Tetris",
+		Summary: "SJF, Tetris (default and f=0,m=10), DJSF, djsf+ and the baselines on djsf-google --jobs 1000: the paper's regime (--preset paper, batch and bursts) first, then the default workload; oracle estimates at error 0 and 0.5, history estimates on recurring applications; k sensitivity",
+		Run:     runDJSF},
+	{Name: "dress", Title: "DRESS: reserving resources for small jobs",
+		Summary: "DRESS §V: Capacity vs DRESS vs DRESS without its estimator on the Spark, MapReduce and mixed workloads",
+		Run:     runDRESS},
+	{Name: "traces", Title: "Traces",
+		Summary: "a real log end to end: NASA iPSC/860 (SWF, 18,239 jobs) converted and simulated under FIFO, Fair, DRESS, SJF and DJSF",
+		Run:     runTraces},
 }
 
 // All lists the experiments by name.

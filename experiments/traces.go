@@ -18,12 +18,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() {
-	register(Experiment{Name: "traces", Title: "Traces",
-		Summary: "a real log end to end: NASA iPSC/860 (SWF, 18,239 jobs) converted and simulated under FIFO, Fair, DRESS, SJF and DJSF",
-		Run:     runTraces})
-}
-
 // NASAEnv names the environment variable that points at the NASA iPSC
 // log (the cleaned version from the Parallel Workloads Archive); without it
 // the log is looked for under its archive name in the current directory.

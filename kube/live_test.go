@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/spindle-sched/spindle/internal/kubetest"
-	"github.com/spindle-sched/spindle/internal/localcluster"
+	"github.com/spindle-sched/spindle/internal/controlplane/kubetest"
+	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 )
 
 // The live suite: the real 'spindle kube schedule' binary against a real

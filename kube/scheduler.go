@@ -31,11 +31,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/spindle-sched/spindle/admission"
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/kube/observe"
-	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -50,11 +48,11 @@ type Options struct {
 	// the budget the bindings need.
 	StatusClient  kubernetes.Interface
 	SchedulerName string // pods with this spec.schedulerName are ours
-	Policy        policy.Factory
+	Policy        sched.PolicyFactory
 	PolicyName    string
 	AdmissionName string
-	Admission     admission.Factory // nil: admit every job
-	Config        *FileConfig       // nil: one queue "default"
+	Admission     sched.AdmissionFactory // nil: admit every job
+	Config        *FileConfig            // nil: one queue "default"
 	// Recorder posts Events; nil posts them to the apiserver.
 	Recorder record.EventRecorder
 	// BindWorkers bounds concurrent bindings; a quarter as many workers

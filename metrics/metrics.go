@@ -13,8 +13,6 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
-	"github.com/spindle-sched/spindle/sched"
-	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -79,22 +77,22 @@ type Summary struct {
 	EstimateError float64 `json:"estimate_error"`
 	// LoadForecastError is the relative error of the external-load
 	// forecast policies were given (0: the exact curve).
-	LoadForecastError float64        `json:"load_forecast_error"`
-	Seed              uint64         `json:"seed"`
-	Workload          string         `json:"workload"`
-	Nodes             int            `json:"nodes"`
-	Tasks             int            `json:"tasks"`
-	JobsTotal         int            `json:"jobs_total"`
-	JobsCompleted     int            `json:"jobs_completed"`
-	Deadlocked        bool           `json:"deadlocked"`
-	StuckJobs         []sim.StuckJob `json:"stuck_jobs"`
-	MakespanS         float64        `json:"makespan_s"`
-	WaitAvgS          *float64       `json:"wait_avg_s"`
-	WaitMedianS       *float64       `json:"wait_median_s"`
-	JCTAvgS           *float64       `json:"jct_avg_s"`
-	JCTMedianS        *float64       `json:"jct_median_s"`
-	JCTP95S           *float64       `json:"jct_p95_s"`
-	ThroughputPerH    float64        `json:"throughput_jobs_per_h"`
+	LoadForecastError float64    `json:"load_forecast_error"`
+	Seed              uint64     `json:"seed"`
+	Workload          string     `json:"workload"`
+	Nodes             int        `json:"nodes"`
+	Tasks             int        `json:"tasks"`
+	JobsTotal         int        `json:"jobs_total"`
+	JobsCompleted     int        `json:"jobs_completed"`
+	Deadlocked        bool       `json:"deadlocked"`
+	StuckJobs         []StuckJob `json:"stuck_jobs"`
+	MakespanS         float64    `json:"makespan_s"`
+	WaitAvgS          *float64   `json:"wait_avg_s"`
+	WaitMedianS       *float64   `json:"wait_median_s"`
+	JCTAvgS           *float64   `json:"jct_avg_s"`
+	JCTMedianS        *float64   `json:"jct_median_s"`
+	JCTP95S           *float64   `json:"jct_p95_s"`
+	ThroughputPerH    float64    `json:"throughput_jobs_per_h"`
 	// UtilizationAvg is the time-average dominant allocated share from
 	// the first submission to the last task completion: over the
 	// makespan when every job completed; in a deadlocked or partial run
@@ -151,7 +149,7 @@ type Run struct {
 }
 
 // Jobs derives per-job outcomes in workload order.
-func Jobs(w *workload.Workload, r *sim.Result) []Job {
+func Jobs(w *workload.Workload, r *Outcome) []Job {
 	capacity := w.Cluster.Capacity()
 	out := make([]Job, len(r.Jobs))
 	for i, jr := range r.Jobs {
@@ -179,7 +177,7 @@ func Jobs(w *workload.Workload, r *sim.Result) []Job {
 }
 
 // Summarize computes the summary of a run.
-func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summary {
+func Summarize(w *workload.Workload, r *Outcome, jobs []Job, run Run) *Summary {
 	s := &Summary{
 		Policy: run.Policy, Admission: run.Admission, Estimates: run.Estimates, EstimateError: run.EstimateError,
 		LoadForecastError: run.LoadForecastError,
@@ -190,7 +188,7 @@ func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summar
 		Categories: map[Category]*CategoryStats{Small: {}, Large: {}},
 	}
 	if s.StuckJobs == nil {
-		s.StuckJobs = []sim.StuckJob{}
+		s.StuckJobs = []StuckJob{}
 	}
 	firstSubmit := math.Inf(1)
 	lastDone := math.Inf(-1)
@@ -254,15 +252,6 @@ func Summarize(w *workload.Workload, r *sim.Result, jobs []Job, run Run) *Summar
 	s.LatenessAvgS, s.LatenessP95S = mean(late), quantile(late, 0.95)
 	if w.Cluster.ExternalLoad != nil {
 		s.ExternalUnmet = &Unmet{VCoreS: r.ExternalUnmet[0], MemoryMBS: r.ExternalUnmet[1]}
-	}
-	for _, x := range []any{r.Policy, r.Admission} {
-		if rep, ok := x.(sched.Reporter); ok {
-			name, data := rep.Report()
-			if s.Reports == nil {
-				s.Reports = map[string]any{}
-			}
-			s.Reports[name] = data
-		}
 	}
 	return s
 }

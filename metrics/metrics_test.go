@@ -8,7 +8,6 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
-	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -99,7 +98,7 @@ func TestSummaryJSONWithReports(t *testing.T) {
 func TestWriteTimeline(t *testing.T) {
 	var b bytes.Buffer
 	capacity := resource.New(4, 4096)
-	if err := WriteTimeline(&b, []sim.Sample{{T: 0, Allocated: resource.New(4, 1024)}, {T: 13_000_000, Allocated: resource.New(2, 3072)}}, capacity); err != nil {
+	if err := WriteTimeline(&b, []Sample{{T: 0, Allocated: resource.New(4, 1024)}, {T: 13_000_000, Allocated: resource.New(2, 3072)}}, capacity); err != nil {
 		t.Fatal(err)
 	}
 	want := TimelineHeader + "\n0,4,1024,1.0000\n13,2,3072,0.7500\n"
@@ -126,12 +125,12 @@ jobs:
 		t.Fatal(err)
 	}
 	sec := clock.Time(clock.Second)
-	r := &sim.Result{
-		Jobs: []sim.JobResult{
+	r := &Outcome{
+		Jobs: []JobResult{
 			{Index: 0, Submit: 0, Admit: 0, AMStart: 0, FirstRun: 0, LastDone: 10 * sec, Finish: 10 * sec},
 			{Index: 1, Submit: 0, Admit: 0, AMStart: 0, FirstRun: 0, LastDone: 20 * sec, Finish: -1},
 		},
-		Deadlocked: true, Stuck: []sim.StuckJob{{ID: "B", State: "AM running, waiting for task containers"}},
+		Deadlocked: true, Stuck: []StuckJob{{ID: "B", State: "AM running, waiting for task containers"}},
 		UtilArea: 20 * float64(clock.Second), LastTaskDone: 20 * sec, End: 30 * sec,
 	}
 	s := Summarize(w, r, Jobs(w, r), Run{Policy: "fifo"})

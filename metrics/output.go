@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/spindle-sched/spindle/resource"
-	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -61,7 +60,7 @@ func csvField(s string) string {
 
 // WriteRunDir writes summary.json and jobs.csv into dir, creating it, and
 // timeline.csv when the run recorded a timeline.
-func WriteRunDir(dir string, s *Summary, jobs []Job, timeline []sim.Sample, capacity resource.Vector) error {
+func WriteRunDir(dir string, s *Summary, jobs []Job, timeline []Sample, capacity resource.Vector) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
@@ -82,7 +81,7 @@ const TimelineHeader = "t_s,vcores,memory_mb,utilization"
 
 // WriteTimeline writes the allocation over time: seconds, vcores and MiB
 // allocated, and the dominant allocated share.
-func WriteTimeline(out io.Writer, timeline []sim.Sample, capacity resource.Vector) error {
+func WriteTimeline(out io.Writer, timeline []Sample, capacity resource.Vector) error {
 	b := bufio.NewWriter(out)
 	b.WriteString(TimelineHeader)
 	b.WriteByte('\n')

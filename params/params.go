@@ -15,12 +15,18 @@ import (
 
 // Spec is a parsed "name:key=value,..." selection.
 type Spec struct {
-	Name   string
+	Name string
+	// Arg is a positional argument: the first piece after the colon when
+	// it has no "=" ("static:32" gives Arg "32"). Only a scheme that reads
+	// it (Reader.Arg) accepts one.
+	Arg    string
+	HasArg bool
 	Values map[string]string
 	order  []string // keys as given, for messages
 }
 
-// Parse splits "name:k=v,k=v" (or just "name"). Keys must be unique.
+// Parse splits "name:k=v,k=v", "name:arg,k=v" (or just "name"). Keys must be
+// unique.
 func Parse(s string) (Spec, error) {
 	name, rest, has := strings.Cut(strings.TrimSpace(s), ":")
 	sp := Spec{Name: strings.TrimSpace(name), Values: map[string]string{}}
@@ -30,11 +36,15 @@ func Parse(s string) (Spec, error) {
 	if !has {
 		return sp, nil
 	}
-	for _, kv := range strings.Split(rest, ",") {
+	for i, kv := range strings.Split(rest, ",") {
 		if strings.TrimSpace(kv) == "" {
 			continue
 		}
 		k, v, ok := strings.Cut(kv, "=")
+		if !ok && i == 0 {
+			sp.Arg, sp.HasArg = strings.TrimSpace(kv), true
+			continue
+		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
 			return sp, fmt.Errorf("%s: %q is not key=value", sp.Name, kv)
@@ -50,12 +60,15 @@ func Parse(s string) (Spec, error) {
 
 // String renders the spec canonically: name, then keys in the order given.
 func (s Spec) String() string {
-	if len(s.order) == 0 {
-		return s.Name
+	var parts []string
+	if s.HasArg {
+		parts = append(parts, s.Arg)
 	}
-	parts := make([]string, len(s.order))
-	for i, k := range s.order {
-		parts[i] = k + "=" + s.Values[k]
+	for _, k := range s.order {
+		parts = append(parts, k+"="+s.Values[k])
+	}
+	if len(parts) == 0 {
+		return s.Name
 	}
 	return s.Name + ":" + strings.Join(parts, ",")
 }
@@ -83,9 +96,10 @@ func SplitList(s string) []string {
 // first error, so that unknown keys and bad values are reported together by
 // Done.
 type Reader struct {
-	spec  Spec
-	known map[string]string // key → one-line help
-	err   error
+	spec    Spec
+	known   map[string]string // key → one-line help
+	argHelp string            // set when the scheme reads a positional argument
+	err     error
 }
 
 // NewReader starts reading spec.
@@ -104,6 +118,17 @@ func (r *Reader) lookup(key, help string) (string, bool) {
 	v, ok := r.spec.Values[key]
 	return v, ok
 }
+
+// Arg returns the positional argument and whether one was given; a scheme
+// that calls it accepts one ("static:32"). help names it for the listing.
+func (r *Reader) Arg(help string) (string, bool) {
+	r.argHelp = help
+	return r.spec.Arg, r.spec.HasArg
+}
+
+// Failf records a bad value that a scheme found itself (a positional
+// argument, or a combination of keys), reported by Done.
+func (r *Reader) Failf(key, format string, a ...any) { r.fail(key, fmt.Sprintf(format, a...)) }
 
 // Float reads a number, checking it lies in [lo, hi].
 func (r *Reader) Float(key string, def, lo, hi float64, help string) float64 {
@@ -196,6 +221,9 @@ func (r *Reader) Done() error {
 	if r.err != nil {
 		return r.err
 	}
+	if r.spec.HasArg && r.argHelp == "" {
+		return fmt.Errorf("%s: takes no positional argument (got %q; parameters are key=value)", r.spec.Name, r.spec.Arg)
+	}
 	var unknown []string
 	for _, k := range r.spec.order {
 		if _, ok := r.known[k]; !ok {
@@ -216,16 +244,20 @@ func (r *Reader) Done() error {
 	return fmt.Errorf("%s: unknown parameter %s (known: %s)", r.spec.Name, strings.Join(unknown, ", "), strings.Join(keys, ", "))
 }
 
-// Help returns "key: help" lines for every key read, sorted.
+// Help returns "key: help" lines for every key read, sorted, after a line
+// for the positional argument when the scheme takes one.
 func (r *Reader) Help() []string {
 	keys := make([]string, 0, len(r.known))
 	for k := range r.known {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = k + ": " + r.known[k]
+	var out []string
+	if r.argHelp != "" {
+		out = append(out, "<argument>: "+r.argHelp)
+	}
+	for _, k := range keys {
+		out = append(out, k+": "+r.known[k])
 	}
 	return out
 }

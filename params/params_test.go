@@ -1,6 +1,7 @@
 package params
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +22,9 @@ func TestParse(t *testing.T) {
 		{in: "dress:theta=0.1,pw=10s", name: "dress", values: map[string]string{"theta": "0.1", "pw": "10s"}, canon: "dress:theta=0.1,pw=10s"},
 		{in: "x:a=1,,b=2", name: "x", values: map[string]string{"a": "1", "b": "2"}, canon: "x:a=1,b=2"},
 		{in: ":a=1", err: "missing name"},
-		{in: "x:a", err: "not key=value"},
+		{in: "static:32", name: "static", values: map[string]string{}, canon: "static:32"},
+		{in: "x:a,b=2", name: "x", values: map[string]string{"b": "2"}, canon: "x:a,b=2"},
+		{in: "x:b=2,a", err: "not key=value"},
 		{in: "x:=1", err: "not key=value"},
 		{in: "x:a=1,a=2", err: "given twice"},
 	}
@@ -105,5 +108,51 @@ func TestReader(t *testing.T) {
 	sp, _ := Parse("none:x=1")
 	if err := NewReader(sp).Done(); err == nil || !strings.Contains(err.Error(), "takes no parameters") {
 		t.Errorf("a parameterless spec with a key: %v", err)
+	}
+}
+
+// A positional argument is accepted only by a scheme that reads it, and
+// the registry names the scheme and what went wrong.
+func TestRegistryArguments(t *testing.T) {
+	g := NewRegistry("thing",
+		Entry[int]{Name: "plain", Build: func(r *Reader) (int, error) { return int(r.Float("k", 1, 0, 10, "a number")), nil }},
+		Entry[int]{Name: "amount", Usage: "amount:<n>", Build: func(r *Reader) (int, error) {
+			arg, ok := r.Arg("how many")
+			if !ok {
+				return 0, errors.New("needs an amount")
+			}
+			return len(arg), nil
+		}})
+	tests := []struct {
+		spec string
+		want int
+		err  string
+	}{
+		{spec: "plain", want: 1},
+		{spec: "plain:k=3", want: 3},
+		{spec: "plain:7", err: "thing plain: takes no positional argument"},
+		{spec: "plain:q=1", err: "unknown parameter q (known: k)"},
+		{spec: "amount:123", want: 3},
+		{spec: "amount", err: "thing needs an amount"},
+		{spec: "amount:1,k=2", err: "amount: takes no parameters (got k)"},
+		{spec: "nope", err: `unknown thing "nope" (known: plain, amount)`},
+	}
+	for _, tt := range tests {
+		got, _, err := g.Parse(tt.spec)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Parse(%q) error %v, want %q", tt.spec, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("Parse(%q) = %d, %v; want %d", tt.spec, got, err, tt.want)
+		}
+	}
+	if p := g.Entries()[1].Parameters(); len(p) != 1 || !strings.HasPrefix(p[0], "<argument>: how many") {
+		t.Errorf("amount's parameters: %q", p)
+	}
+	if l := g.Entries()[1].Label(); l != "amount:<n>" {
+		t.Errorf("label %q", l)
 	}
 }

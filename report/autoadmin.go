@@ -5,8 +5,6 @@ import (
 	"fmt"
 )
 
-func init() { registerSection("autoadmin", drawAutoAdmin) }
-
 // drawAutoAdmin draws the AutoAdmin section (admission/autoadmin): the
 // reservation R_R(t) kept for task containers, per resource, and the
 // ApplicationMasters admitted and waiting.

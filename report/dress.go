@@ -5,8 +5,6 @@ import (
 	"fmt"
 )
 
-func init() { registerSection("dress", drawDress) }
-
 // drawDress draws the DRESS section (policy/dress): the small jobs'
 // reserve ratio δ(t), and per adjustment interval the task containers the
 // release estimator predicted to free over its horizon against those

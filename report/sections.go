@@ -25,17 +25,12 @@ type sectionRun struct {
 // report fall back to the generic rendering, with the error as a note.
 type sectionFunc func(sec *section, runs []sectionRun) error
 
-var sectionRenderers = map[string]sectionFunc{}
-
-// registerSection installs the renderer of the summary section called
-// name. A policy's charts live in their own file of this package and
-// register from init; sections without a renderer are drawn generically
-// (see renderGeneric).
-func registerSection(name string, f sectionFunc) {
-	if _, dup := sectionRenderers[name]; dup {
-		panic("report: section " + name + " registered twice")
-	}
-	sectionRenderers[name] = f
+// sectionRenderers maps the summary sections that have charts of their
+// own to their renderers, each in its own file of this package; sections
+// without one are drawn generically (see renderGeneric).
+var sectionRenderers = map[string]sectionFunc{
+	"autoadmin": drawAutoAdmin,
+	"dress":     drawDress,
 }
 
 // internalSections renders every report section found in the runs'

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/wlgen"
 	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/runner/wlgen"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -28,7 +28,7 @@ var (
 // spin.
 const propMaxEvents = 200_000
 
-// TestProperties runs random small workloads (internal/wlgen) under the
+// TestProperties runs random small workloads (runner/wlgen) under the
 // policies and admission controllers, with the core's invariants checked on
 // every event. Each run must end within propMaxEvents, report utilization in
 // [0, 1], and either complete every job or report a deadlock listing exactly
@@ -82,7 +82,7 @@ func TestProperties(t *testing.T) {
 // applied to it.
 func checkProperties(t *testing.T, seed uint64, doc string, w *workload.Workload, pol, adm string) bool {
 	t.Helper()
-	where := fmt.Sprintf("workload %d (internal/wlgen), -p %s -a %s", seed, pol, adm)
+	where := fmt.Sprintf("workload %d (runner/wlgen), -p %s -a %s", seed, pol, adm)
 	o, err := Run(Spec{Workload: w, Policy: pol, Admission: adm, Seed: seed + 1, Check: true, MaxEvents: propMaxEvents})
 	if err != nil {
 		t.Errorf("%s: %v\n%s", where, err, doc)

@@ -15,6 +15,7 @@ import (
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
+	"github.com/spindle-sched/spindle/sched"
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
@@ -62,7 +63,7 @@ func Check(s Spec) error {
 	return err
 }
 
-func parse(s Spec) (policy.Factory, string, admission.Factory, error) {
+func parse(s Spec) (sched.PolicyFactory, string, sched.AdmissionFactory, error) {
 	pf, ps, err := policy.Parse(s.Policy)
 	if err != nil {
 		return nil, "", nil, err
@@ -97,7 +98,7 @@ func Run(s Spec) (*Outcome, error) {
 		return nil, fmt.Errorf("%s: %w", canon, err)
 	}
 	wall := time.Since(start)
-	jobs := metrics.Jobs(s.Workload, res)
+	jobs := metrics.Jobs(s.Workload, &res.Outcome)
 	adm := strings.TrimSpace(s.Admission)
 	if adm == "" {
 		adm = "none"
@@ -106,10 +107,11 @@ func Run(s Spec) (*Outcome, error) {
 	if est == "" {
 		est = sim.EstimatesDeclared
 	}
-	sum := metrics.Summarize(s.Workload, res, jobs, metrics.Run{
+	sum := metrics.Summarize(s.Workload, &res.Outcome, jobs, metrics.Run{
 		Policy: canon, Admission: adm, Estimates: est, EstimateError: s.Estimates.Error, LoadForecastError: s.ForecastError,
 		Workload: s.WorkloadName, Seed: s.Seed,
 	})
+	sum.Reports = res.Reports()
 	sum.WallS = wall.Seconds()
 	if s.SummaryOnly {
 		s.Workload = nil

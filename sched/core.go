@@ -24,7 +24,10 @@ import (
 )
 
 // Driver is what the core needs from whatever moves time and runs
-// containers.
+// containers. Its methods are callbacks made while the core is mid-update:
+// a driver must only record what they ask and act after the core's call
+// returns, never call the core from inside one (a debug core panics if it
+// does; reentry.go).
 type Driver interface {
 	// Launch starts container c on its node: an AM container when the
 	// resource manager launches it, a task container when its AM does. The
@@ -47,6 +50,14 @@ type Driver interface {
 	AcceptLowered()
 }
 
+// PolicyFactory builds a policy against the core's view. Drivers take one
+// from whoever parsed the command line, so they need not know the registry.
+type PolicyFactory func(v *View) (Policy, error)
+
+// AdmissionFactory builds an admission controller against the core's view;
+// a nil factory, or a nil controller, admits every job.
+type AdmissionFactory func(v *View) (Admission, error)
+
 // Config assembles a core.
 type Config struct {
 	Nodes []resource.Vector
@@ -57,8 +68,8 @@ type Config struct {
 	Driver    Driver
 	// NewPolicy and NewAdmission build the policy and admission
 	// controller against the core's read-only view.
-	NewPolicy    func(v *View) (Policy, error)
-	NewAdmission func(v *View) (Admission, error)
+	NewPolicy    PolicyFactory
+	NewAdmission AdmissionFactory // nil: admit every job
 	// Debug tracks every live container so Check can verify them; tests
 	// set it.
 	Debug bool
@@ -118,6 +129,11 @@ type Core struct {
 
 	forecast *cluster.LoadCurve
 	extFrac  float64 // external load now applied, as a fraction of each node
+
+	// callingOut is set while a debug core is inside a driver callback
+	// (reentry.go).
+	callingOut bool
+
 	lastTick clock.Time
 
 	// Utilisation: the integral over time of the cluster's dominant
@@ -220,6 +236,7 @@ func NewCore(cfg Config) (*Core, error) {
 	}
 	if cfg.Debug {
 		c.live = map[*Container]struct{}{}
+		c.driver = &reentryGuard{c: c, d: cfg.Driver}
 	}
 	var err error
 	if c.policy, err = cfg.NewPolicy(&c.view); err != nil {
@@ -333,6 +350,7 @@ func (c *Core) advance(now clock.Time) {
 
 // Submit hands the core a job arriving now.
 func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
+	c.enter("Submit")
 	c.advance(now)
 	q := c.queueByName[spec.Queue]
 	if q == nil {
@@ -464,6 +482,7 @@ func (c *Core) reconsider() {
 // registered); the AM sends its first asks at once. An unknown job, or one
 // that is not waiting for its AM, is refused with an error.
 func (c *Core) AMStarted(now clock.Time, j *Job) error {
+	c.enter("AMStarted")
 	if !c.known(j) {
 		return errors.New("AM started: unknown job")
 	}
@@ -527,6 +546,7 @@ func (c *Core) askReadyPhases(j *Job) {
 // observers hear of it, waiting jobs are retried for admission, and the
 // policy allocates on n for as long as it picks something.
 func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
+	c.enter("NodeUpdate")
 	c.advance(now)
 	for _, o := range c.obs.node {
 		o.NodeUpdated(n)
@@ -727,6 +747,7 @@ func (c *Core) wakeAM(j *Job) {
 // A stale handle (a container that already ended) or a state the container
 // cannot reach is refused with an error and changes nothing.
 func (c *Core) Report(now clock.Time, ct *Container, s ContainerState) error {
+	c.enter("Report")
 	if ct == nil || ct.job == nil {
 		return fmt.Errorf("report %v: no such live container", s)
 	}
@@ -832,6 +853,7 @@ func (c *Core) retire(ct *Container) {
 // containers allocated since the last one, hears of completed tasks, asks for
 // phases whose turn has come, and unregisters when every task is done.
 func (c *Core) AMHeartbeat(now clock.Time, j *Job) {
+	c.enter("AMHeartbeat")
 	c.advance(now)
 	j.wakeAM = false
 	if j.state != Active || j.spec.Open {
@@ -902,6 +924,7 @@ func (c *Core) finish(j *Job) {
 // must call View.Reconsider itself. The change is not counted as progress: a
 // load that keeps varying must not hide a run that can no longer move.
 func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
+	c.enter("SetExternalLoad")
 	c.advance(now)
 	if !(frac >= 0 && frac <= 1) {
 		return fmt.Errorf("external load %v outside [0, 1]", frac)
@@ -948,6 +971,7 @@ func (c *Core) ExternalLoad() float64 { return c.extFrac }
 // driver's timer may fire late, and other events may come in between, so
 // what counts is the boundary crossed, not now being one.
 func (c *Core) Tick(now clock.Time) {
+	c.enter("Tick")
 	c.advance(now)
 	for _, t := range c.obs.tick {
 		e := clock.Time(t.TickEvery())

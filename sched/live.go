@@ -240,6 +240,7 @@ func (c *Core) unlink(ct *Container) {
 // only while the job is Active (its AM runs): executors are never placed
 // before their driver runs; earlier ones are held (Ask.Held) until then.
 func (c *Core) Ask(now clock.Time, j *Job, r Request) (*Ask, error) {
+	c.enter("Ask")
 	switch {
 	case !c.known(j):
 		return nil, fmt.Errorf("ask %q: unknown job", r.Key)
@@ -292,6 +293,7 @@ func (c *Core) Ask(now clock.Time, j *Job, r Request) (*Ask, error) {
 // Cancel withdraws the pending request key of job j (a pod deleted before
 // it was bound).
 func (c *Core) Cancel(now clock.Time, j *Job, key string) error {
+	c.enter("Cancel")
 	if !c.known(j) || c.asked[key] != j {
 		return fmt.Errorf("cancel %q: no such pending request", key)
 	}
@@ -322,6 +324,7 @@ func (c *Core) Cancel(now clock.Time, j *Job, key string) error {
 // its pending requests are dropped; its containers still live are the
 // driver's to report as they end.
 func (c *Core) EndJob(now clock.Time, j *Job) error {
+	c.enter("EndJob")
 	switch {
 	case !c.known(j):
 		return errors.New("end job: unknown job")
@@ -340,6 +343,7 @@ func (c *Core) EndJob(now clock.Time, j *Job) error {
 // request is pending again, at the head of its ask. Only a container not yet
 // RUNNING can be refused. It ends KILLED and is counted in Counts.Refused.
 func (c *Core) Refuse(now clock.Time, ct *Container, reason string) error {
+	c.enter("Refuse")
 	if ct == nil || ct.job == nil || (ct.state != Allocated && ct.state != Acquired) {
 		return fmt.Errorf("refuse (%s): no allocated, unstarted container", reason)
 	}
@@ -462,6 +466,7 @@ func (c *Core) amEnded(j *Job, s ContainerState, refused bool, key string) {
 // Open jobs' containers are adopted. r may exceed what n has free: the node
 // is then over its usable capacity until containers end.
 func (c *Core) Adopt(now clock.Time, j *Job, n cluster.NodeID, key string, r resource.Vector, am bool) (*Container, error) {
+	c.enter("Adopt")
 	switch {
 	case !c.known(j):
 		return nil, fmt.Errorf("adopt %q: unknown job", key)
@@ -563,6 +568,7 @@ func (c *Core) Adopt(now clock.Time, j *Job, n cluster.NodeID, key string, r res
 
 // AddNode adds a node that joined the cluster.
 func (c *Core) AddNode(now clock.Time, name string, capacity resource.Vector) (*cluster.Node, error) {
+	c.enter("AddNode")
 	n, err := c.ledger.AddNode(name, capacity)
 	if err != nil {
 		return nil, err
@@ -580,6 +586,7 @@ func (c *Core) AddNode(now clock.Time, name string, capacity resource.Vector) (*
 // ends LOST (see endAbnormal for what follows), a reservation on it is
 // cancelled, and n stays as a tombstone with no capacity.
 func (c *Core) RemoveNode(now clock.Time, n cluster.NodeID) error {
+	c.enter("RemoveNode")
 	node, err := c.node(n)
 	if err != nil {
 		return fmt.Errorf("remove node: %w", err)
@@ -612,6 +619,7 @@ func (c *Core) RemoveNode(now clock.Time, n cluster.NodeID) error {
 // SetNodeCapacity changes what node n offers (its allocatable changed).
 // Containers on it keep running even where they now exceed it.
 func (c *Core) SetNodeCapacity(now clock.Time, n cluster.NodeID, capacity resource.Vector) error {
+	c.enter("SetNodeCapacity")
 	node, err := c.node(n)
 	if err != nil {
 		return fmt.Errorf("set node capacity: %w", err)
@@ -632,6 +640,7 @@ func (c *Core) SetNodeCapacity(now clock.Time, n cluster.NodeID, capacity resour
 // NotReady); its containers keep running either way. A reservation on a node
 // that stops taking containers is cancelled.
 func (c *Core) SetNodeSchedulable(now clock.Time, n cluster.NodeID, schedulable bool) error {
+	c.enter("SetNodeSchedulable")
 	node, err := c.node(n)
 	if err != nil {
 		return fmt.Errorf("set node schedulable: %w", err)
@@ -653,6 +662,7 @@ func (c *Core) SetNodeSchedulable(now clock.Time, n cluster.NodeID, schedulable 
 // node from one cluster-wide fraction; whichever was called last for a node
 // holds for it.
 func (c *Core) SetNodeExternal(now clock.Time, n cluster.NodeID, held resource.Vector) error {
+	c.enter("SetNodeExternal")
 	node, err := c.node(n)
 	if err != nil {
 		return fmt.Errorf("set node external: %w", err)

@@ -3,10 +3,10 @@ package sched_test
 import (
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/policy/fair"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 // reservingFair fills a node in one update (assign_multiple), so that the

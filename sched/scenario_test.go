@@ -10,9 +10,9 @@ import (
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/internal/datadriven"
-	"github.com/spindle-sched/spindle/internal/fakecluster"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/fakecluster"
 )
 
 // TestScenarios plays the scripted live-cluster scenarios of

@@ -5,10 +5,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/simtest"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/runner"
+	"github.com/spindle-sched/spindle/runner/simtest"
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )

@@ -23,9 +23,10 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/prefetch"
+	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sim/internal/prefetch"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -76,52 +77,33 @@ type Progress struct {
 	JobsDone, JobsAll int
 }
 
-// JobResult is one job's timeline as the resource manager observed it;
-// times are -1 where the job never got there.
-type JobResult struct {
-	Index                                              int // position in the workload
-	Submit, Admit, AMStart, FirstRun, LastDone, Finish clock.Time
-	Demand                                             resource.Vector
-	DemandContainers                                   int
-}
-
-// Sample is the cluster's allocation at a time.
-type Sample struct {
-	T         clock.Time
-	Allocated resource.Vector
-}
-
-// StuckJob is a job that could not finish, with what it held and asked for
-// when the run stopped: who holds what is what explains a deadlock. The
-// holdings are for displays; summary.json keeps only id and state.
-type StuckJob struct {
-	ID    string `json:"id"`
-	State string `json:"state"`
-	// Held is what the job's live containers hold, in Containers
-	// containers; Asking is how many containers it still asks for.
-	Held       resource.Vector `json:"-"`
-	Containers int             `json:"-"`
-	Asking     int             `json:"-"`
-}
-
-// Result is the outcome of a run.
+// Result is the outcome of a run: what any driver's run measures
+// (metrics.Outcome), and the policy and admission controller that ran, for
+// their reports.
 type Result struct {
-	Jobs       []JobResult // in workload order
-	Deadlocked bool
-	Stuck      []StuckJob
-	Events     uint64
-	End        clock.Time // virtual time when the run stopped
-	// UtilArea is the integral of the dominant allocated share over time
-	// (share × µs) up to LastTaskDone.
-	UtilArea     float64
-	LastTaskDone clock.Time
-	// ExternalUnmet is external demand that found no room, in
-	// vcore-seconds and MiB-seconds; zero without external load.
-	ExternalUnmet [2]float64
-	// Timeline samples the cluster's allocation (see Options.TimelineStep).
-	Timeline  []Sample
+	metrics.Outcome
 	Policy    sched.Policy
 	Admission sched.Admission
+}
+
+// Reports returns the sections the policy and admission controller report
+// (sched.Reporter), by name; nil when neither reports. A report with an
+// empty name is no report.
+func (r *Result) Reports() map[string]any {
+	var out map[string]any
+	for _, x := range []any{r.Policy, r.Admission} {
+		if rep, ok := x.(sched.Reporter); ok {
+			name, data := rep.Report()
+			if name == "" { // a wrapper whose inner policy does not report
+				continue
+			}
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[name] = data
+		}
+	}
+	return out
 }
 
 // idleTicks is how many ticks a run with nothing but ticks left may go
@@ -199,7 +181,7 @@ type simulator struct {
 
 	ext *external // nil when the machines are dedicated
 
-	timeline []Sample
+	timeline []metrics.Sample
 
 	passQueued bool
 	// The furthest point reached in the current instant, in the (class,
@@ -757,7 +739,7 @@ func (s *simulator) sample() {
 		s.timeline[n-1].Allocated = a
 		return
 	}
-	s.timeline = append(s.timeline, Sample{T: t, Allocated: a})
+	s.timeline = append(s.timeline, metrics.Sample{T: t, Allocated: a})
 }
 
 // refresh re-derives whether node id may accept after its resources changed.
@@ -881,36 +863,35 @@ func (s *simulator) pass() {
 }
 
 func (s *simulator) result() *Result {
-	r := &Result{
-		Jobs:     make([]JobResult, len(s.w.Jobs)),
+	r := &Result{Outcome: metrics.Outcome{
+		Jobs:     make([]metrics.JobResult, len(s.w.Jobs)),
 		Events:   s.events,
 		End:      s.now,
 		Timeline: s.timeline,
-		Policy:   s.core.Policy(), Admission: s.core.Admission(),
-	}
+	}, Policy: s.core.Policy(), Admission: s.core.Admission()}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
 	if s.ext != nil {
 		s.ext.integrate(s.now)
 		r.ExternalUnmet = s.ext.unmet()
 	}
 	for i := range r.Jobs {
-		r.Jobs[i] = JobResult{Index: i, Submit: s.w.Jobs[i].Submit, Admit: -1, AMStart: -1, FirstRun: -1, LastDone: -1, Finish: -1}
+		r.Jobs[i] = metrics.JobResult{Index: i, Submit: s.w.Jobs[i].Submit, Admit: -1, AMStart: -1, FirstRun: -1, LastDone: -1, Finish: -1}
 	}
 	for _, js := range s.jobs {
 		j := js.j
 		idx := s.order[j.ID()]
-		r.Jobs[idx] = JobResult{
+		r.Jobs[idx] = metrics.JobResult{
 			Index: idx, Submit: j.Submitted(), Admit: j.AdmittedAt(), AMStart: j.AMStartedAt(),
 			FirstRun: j.FirstRunning(), LastDone: j.LastCompleted(), Finish: j.FinishedAt(),
 			Demand: j.Demand(), DemandContainers: j.DemandContainers(),
 		}
 		if j.State() != sched.Finished {
-			r.Stuck = append(r.Stuck, StuckJob{ID: j.Key(), State: j.Describe(),
+			r.Stuck = append(r.Stuck, metrics.StuckJob{ID: j.Key(), State: j.Describe(),
 				Held: j.Usage(), Containers: j.LiveContainers(), Asking: j.Pending()})
 		}
 	}
 	for i := s.next; i < len(s.order); i++ {
-		r.Stuck = append(r.Stuck, StuckJob{ID: s.w.Jobs[s.order[i]].ID, State: "never arrived"})
+		r.Stuck = append(r.Stuck, metrics.StuckJob{ID: s.w.Jobs[s.order[i]].ID, State: "never arrived"})
 	}
 	r.Deadlocked = len(r.Stuck) > 0
 	return r

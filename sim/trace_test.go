@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 // recorder wraps a policy and logs each decision and container transition,

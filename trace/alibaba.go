@@ -12,15 +12,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() {
-	register(Format{
-		Name:    "alibaba2018",
-		Summary: "Alibaba cluster-trace-v2018 batch workload: batch_task, optionally batch_instance",
-		Inputs:  "batch_task and batch_instance files (optionally .gz); each is recognised by its name or its column count",
-		convert: convertAlibaba,
-	})
-}
-
 // An Alibaba machine: the trace's machines have 96 cores; memory is
 // normalised, and 512 GiB is an assumption (docs/traces.md).
 const (

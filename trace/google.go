@@ -14,15 +14,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() {
-	register(Format{
-		Name:    "google2011",
-		Summary: "Google cluster-data 2011: task_events, optionally job_events and machine_events",
-		Inputs:  "task_events files or part-* shard directories (optionally .gz), plus job_events and machine_events; each is recognised by its name or its column count",
-		convert: convertGoogle,
-	})
-}
-
 // Google machines are normalised to the largest one; these defaults size it.
 const (
 	googleVCores = 32

@@ -10,15 +10,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() {
-	register(Format{
-		Name:    "sls",
-		Summary: "YARN Scheduler Load Simulator input: SLS json jobs, or Rumen job histories",
-		Inputs:  "SLS json or Rumen json files (concatenated job objects, or a list of them; optionally .gz)",
-		convert: convertSLS,
-	})
-}
-
 // SLS's own defaults (SLSConfiguration): NodeManagers of 10 vcores and
 // 10 GiB; AM and task containers of 1 vcore and 1 GiB.
 const (

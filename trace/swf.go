@@ -10,15 +10,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() {
-	register(Format{
-		Name:    "swf",
-		Summary: "Standard Workload Format (Parallel Workloads Archive): one job per record, a task per processor",
-		Inputs:  "one or more .swf logs (optionally .gz)",
-		convert: convertSWF,
-	})
-}
-
 // The 18 SWF fields, for messages.
 var swfFields = [18]string{"job number", "submit time", "wait time", "run time", "allocated processors",
 	"average CPU time", "used memory", "requested processors", "requested time", "requested memory",

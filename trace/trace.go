@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -210,15 +209,37 @@ type Format struct {
 	convert func(c *conv) error
 }
 
-var formats []Format
+// formats lists every input format, by name. Adding a format is adding an
+// entry here.
+var formats = []Format{
+	{
+		Name:    "alibaba2018",
+		Summary: "Alibaba cluster-trace-v2018 batch workload: batch_task, optionally batch_instance",
+		Inputs:  "batch_task and batch_instance files (optionally .gz); each is recognised by its name or its column count",
+		convert: convertAlibaba,
+	},
+	{
+		Name:    "google2011",
+		Summary: "Google cluster-data 2011: task_events, optionally job_events and machine_events",
+		Inputs:  "task_events files or part-* shard directories (optionally .gz), plus job_events and machine_events; each is recognised by its name or its column count",
+		convert: convertGoogle,
+	},
+	{
+		Name:    "sls",
+		Summary: "YARN Scheduler Load Simulator input: SLS json jobs, or Rumen job histories",
+		Inputs:  "SLS json or Rumen json files (concatenated job objects, or a list of them; optionally .gz)",
+		convert: convertSLS,
+	},
+	{
+		Name:    "swf",
+		Summary: "Standard Workload Format (Parallel Workloads Archive): one job per record, a task per processor",
+		Inputs:  "one or more .swf logs (optionally .gz)",
+		convert: convertSWF,
+	},
+}
 
 // Formats lists the formats by name.
 func Formats() []Format { return formats }
-
-func register(f Format) {
-	formats = append(formats, f)
-	sort.Slice(formats, func(a, b int) bool { return formats[a].Name < formats[b].Name })
-}
 
 func lookup(name string) (Format, bool) {
 	for _, f := range formats {

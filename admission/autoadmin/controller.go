@@ -578,3 +578,18 @@ func (r *recorder) report(cfg Config, forced int) Report {
 // ForcedAdmissions counts the jobs let in only because nothing else was
 // admitted: the one case in which the guard cannot promise progress.
 func (r Report) ForcedAdmissions() int { return r.Forced }
+
+// The core detects each optional interface by a type assertion, so a
+// misspelt method would silently turn a hook off: these make it a compile
+// error instead.
+var (
+	_ sched.Admission         = (*Controller)(nil)
+	_ sched.SubmitObserver    = (*Controller)(nil)
+	_ sched.AskObserver       = (*Controller)(nil)
+	_ sched.FinishObserver    = (*Controller)(nil)
+	_ sched.ContainerObserver = (*Controller)(nil)
+	_ sched.NodeObserver      = (*Controller)(nil)
+	_ sched.AdoptObserver     = (*Controller)(nil)
+	_ sched.Explainer         = (*Controller)(nil)
+	_ sched.Reporter          = (*Controller)(nil)
+)

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/spindle-sched/spindle/admission/autoadmin"
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/policy/fifo"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 const vcore = resource.MilliPerVCore

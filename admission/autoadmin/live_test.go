@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/fakecluster"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/fakecluster"
 )
 
 // TestWaitReason: on one 10-vcore node with nothing running yet, R_R is the

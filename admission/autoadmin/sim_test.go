@@ -7,10 +7,10 @@ import (
 
 	"github.com/spindle-sched/spindle/admission"
 	"github.com/spindle-sched/spindle/admission/autoadmin"
-	"github.com/spindle-sched/spindle/internal/simtest"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/runner"
+	"github.com/spindle-sched/spindle/runner/simtest"
 	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"

@@ -16,7 +16,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/spindle-sched/spindle/internal/localcluster"
+	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 )
 
 func main() {

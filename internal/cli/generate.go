@@ -10,11 +10,19 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-// scenarioCommands build the 'generate' subcommands; each scenario's file in
-// this package adds its own from init.
-var scenarioCommands []func() *cobra.Command
-
-func init() { scenarioCommands = append(scenarioCommands, newGenerateSynthetic) }
+// scenarioCommands builds the 'generate' subcommands, in the order the
+// usage error lists them. Adding a scenario is adding it here.
+func scenarioCommands() []*cobra.Command {
+	cmds := []*cobra.Command{
+		newGenerateSynthetic(),
+		newGenerateAdaptiveShared(),
+		newGenerateAutoAdminHomogeneous(),
+		newGenerateAutoAdminHetero(),
+		newGenerateDJSFGoogle(),
+	}
+	cmds = append(cmds, newGenerateDRESSPaper()...)
+	return append(cmds, newGenerateDRESSStream())
+}
 
 func newGenerate() *cobra.Command {
 	cmd := &cobra.Command{
@@ -25,8 +33,7 @@ in .json, YAML otherwise. The same flags and --seed always give the same file.`,
 		Args: cobra.NoArgs,
 	}
 	var names []string
-	for _, f := range scenarioCommands {
-		sub := f()
+	for _, sub := range scenarioCommands() {
 		cmd.AddCommand(sub)
 		names = append(names, sub.Name())
 	}

@@ -7,8 +7,6 @@ import (
 	"github.com/spindle-sched/spindle/scenario"
 )
 
-func init() { scenarioCommands = append(scenarioCommands, newGenerateAdaptiveShared) }
-
 func newGenerateAdaptiveShared() *cobra.Command {
 	a := scenario.DefaultAdaptiveShared
 	var out, preset string

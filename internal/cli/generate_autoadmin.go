@@ -10,10 +10,6 @@ import (
 	"github.com/spindle-sched/spindle/scenario"
 )
 
-func init() {
-	scenarioCommands = append(scenarioCommands, newGenerateAutoAdminHomogeneous, newGenerateAutoAdminHetero)
-}
-
 func newGenerateAutoAdminHomogeneous() *cobra.Command {
 	h := scenario.DefaultAutoAdminHomogeneous
 	var out string

@@ -6,8 +6,6 @@ import (
 	"github.com/spindle-sched/spindle/scenario"
 )
 
-func init() { scenarioCommands = append(scenarioCommands, newGenerateDJSFGoogle) }
-
 func newGenerateDJSFGoogle() *cobra.Command {
 	g := scenario.DefaultDJSFGoogle
 	var out, preset string

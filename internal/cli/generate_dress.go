@@ -7,24 +7,20 @@ import (
 	"github.com/spindle-sched/spindle/scenario"
 )
 
-func init() {
-	scenarioCommands = append(scenarioCommands,
-		func() *cobra.Command {
-			return newGenerateDRESS(scenario.DRESSSpark, "dress-spark",
-				"DRESS §V: 20 Spark-on-YARN jobs on 5 nodes, 5 s apart",
-				"20 Spark-on-YARN jobs (HiBench k-means, logistic regression, Bayes, PageRank,\nNWeight) on the DRESS paper's 5-node cluster, as in its Figures 6-7 and Table II.")
-		},
-		func() *cobra.Command {
-			return newGenerateDRESS(scenario.DRESSMapReduce, "dress-mapreduce",
-				"DRESS §V: 20 MapReduce jobs on 5 nodes, 5 s apart",
-				"20 MapReduce jobs (HiBench's ten benchmarks) on the DRESS paper's 5-node\ncluster, as in its Figures 8-9.")
-		},
-		func() *cobra.Command {
-			return newGenerateDRESS(scenario.DRESSMixed, "dress-mixed",
-				"DRESS §V: MapReduce and Spark jobs mixed, a given fraction small",
-				"MapReduce and Spark-on-YARN jobs mixed on the DRESS paper's 5-node cluster,\n--small-frac of them small, as in its Figures 10-13 (10% to 40%).")
-		},
-	)
+// newGenerateDRESSPaper builds the three generators of the DRESS paper's
+// evaluation workloads.
+func newGenerateDRESSPaper() []*cobra.Command {
+	return []*cobra.Command{
+		newGenerateDRESS(scenario.DRESSSpark, "dress-spark",
+			"DRESS §V: 20 Spark-on-YARN jobs on 5 nodes, 5 s apart",
+			"20 Spark-on-YARN jobs (HiBench k-means, logistic regression, Bayes, PageRank,\nNWeight) on the DRESS paper's 5-node cluster, as in its Figures 6-7 and Table II."),
+		newGenerateDRESS(scenario.DRESSMapReduce, "dress-mapreduce",
+			"DRESS §V: 20 MapReduce jobs on 5 nodes, 5 s apart",
+			"20 MapReduce jobs (HiBench's ten benchmarks) on the DRESS paper's 5-node\ncluster, as in its Figures 8-9."),
+		newGenerateDRESS(scenario.DRESSMixed, "dress-mixed",
+			"DRESS §V: MapReduce and Spark jobs mixed, a given fraction small",
+			"MapReduce and Spark-on-YARN jobs mixed on the DRESS paper's 5-node cluster,\n--small-frac of them small, as in its Figures 10-13 (10% to 40%)."),
+	}
 }
 
 func newGenerateDRESS(kind, name, short, intro string) *cobra.Command {
@@ -76,8 +72,6 @@ variation.
 	fl.StringVarP(&out, "out", "o", "", "output file (.json for JSON, otherwise YAML)")
 	return cmd
 }
-
-func init() { scenarioCommands = append(scenarioCommands, newGenerateDRESSStream) }
 
 func newGenerateDRESSStream() *cobra.Command {
 	s := scenario.DefaultDRESSStream

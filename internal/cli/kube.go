@@ -2,12 +2,6 @@ package cli
 
 import "github.com/spf13/cobra"
 
-func init() { extraCommands = append(extraCommands, newKube) }
-
-// kubeCommands are the subcommands of 'spindle kube'; each feature's file
-// adds its own from init, so features do not edit this list.
-var kubeCommands []func() *cobra.Command
-
 func newKube() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kube",
@@ -16,8 +10,7 @@ func newKube() *cobra.Command {
 workload as pods on kwok nodes, and measuring a scheduler's throughput.`,
 		Args: cobra.NoArgs,
 	}
-	for _, f := range kubeCommands {
-		cmd.AddCommand(f())
-	}
+	// The subcommands; adding one is adding it here.
+	cmd.AddCommand(newKubeSchedule(), newKubeReplay(), newKubeBench())
 	return cmd
 }

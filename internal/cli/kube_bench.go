@@ -13,8 +13,6 @@ import (
 	"github.com/spindle-sched/spindle/metrics"
 )
 
-func init() { kubeCommands = append(kubeCommands, newKubeBench) }
-
 func newKubeBench() *cobra.Command {
 	var (
 		kubeconfig, sched, ns string

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/kubetest"
+	"github.com/spindle-sched/spindle/internal/controlplane/kubetest"
 	"github.com/spindle-sched/spindle/report"
 )
 

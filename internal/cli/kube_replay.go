@@ -16,8 +16,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() { kubeCommands = append(kubeCommands, newKubeReplay) }
-
 // kubeClient builds a client from a kubeconfig file (default $KUBECONFIG)
 // with the given client-side rate limits.
 func kubeClient(kubeconfig string, qps float32, burst int) (*kubernetes.Clientset, error) {

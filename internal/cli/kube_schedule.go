@@ -24,8 +24,6 @@ import (
 	"github.com/spindle-sched/spindle/policy"
 )
 
-func init() { kubeCommands = append(kubeCommands, newKubeSchedule) }
-
 type scheduleFlags struct {
 	kubeconfig, policy, admission, config, name string
 	leaderElect                                 bool

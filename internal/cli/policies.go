@@ -25,7 +25,10 @@ func newPolicies() *cobra.Command {
 			}
 			fmt.Fprintln(out, "\nAdmission controllers (-a):")
 			for _, a := range admission.Entries() {
-				fmt.Fprintf(out, "\n  %s\n      %s\n", a.Name, a.Summary)
+				fmt.Fprintf(out, "\n  %s\n      %s\n", a.Label(), a.Summary)
+				for _, p := range a.Parameters() {
+					fmt.Fprintf(out, "      %s\n", p)
+				}
 			}
 			return nil
 		},

@@ -10,8 +10,6 @@ import (
 	"github.com/spindle-sched/spindle/report"
 )
 
-func init() { extraCommands = append(extraCommands, newReport) }
-
 func newReport() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{

@@ -69,17 +69,11 @@ YARN-like cluster: same workload and seed, same result, byte for byte.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSimulate(), newCompare(), newGenerate(), newPolicies(), newExperiments())
-	for _, f := range extraCommands {
-		root.AddCommand(f())
-	}
+	// Every top-level command; adding one is adding it here.
+	root.AddCommand(newSimulate(), newCompare(), newGenerate(), newSweep(), newTrace(), newReport(),
+		newExperiments(), newPolicies(), newKube())
 	return root
 }
-
-// extraCommands are top-level commands that a feature's file in this package
-// adds from init (sweep, trace, report, ...), so features do not edit this
-// list.
-var extraCommands []func() *cobra.Command
 
 // isTerminal reports whether f is an interactive terminal, for progress.
 func isTerminal(w io.Writer) bool {

@@ -15,8 +15,6 @@ import (
 	"github.com/spindle-sched/spindle/runner"
 )
 
-func init() { extraCommands = append(extraCommands, newSweep) }
-
 func newSweep() *cobra.Command {
 	var (
 		wl, trace, pol, rng string

@@ -13,8 +13,6 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-func init() { extraCommands = append(extraCommands, newTrace) }
-
 func newTrace() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace convert --from FORMAT INPUT... -o FILE",

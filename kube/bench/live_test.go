@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/spindle-sched/spindle/internal/kubetest"
+	"github.com/spindle-sched/spindle/internal/controlplane/kubetest"
 )
 
 var (

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spindle-sched/spindle/internal/kubetest"
-	"github.com/spindle-sched/spindle/internal/localcluster"
+	"github.com/spindle-sched/spindle/internal/controlplane/kubetest"
+	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/workload"
 )

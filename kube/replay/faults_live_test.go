@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/spindle-sched/spindle/internal/kubetest"
-	"github.com/spindle-sched/spindle/internal/localcluster"
+	"github.com/spindle-sched/spindle/internal/controlplane/kubetest"
+	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 )
 
 // faultJobs: six jobs on 24 vcores whose tasks run 10 s and 5 s, so a

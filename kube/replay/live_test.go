@@ -13,12 +13,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/spindle-sched/spindle/internal/kubetest"
+	"github.com/spindle-sched/spindle/internal/controlplane/kubetest"
 	"github.com/spindle-sched/spindle/workload"
 )
 
 // Live tests: a real etcd, kube-apiserver, kwok and kube-scheduler on
-// 127.0.0.1, started and stopped by the test (see internal/kubetest). Run
+// 127.0.0.1, started and stopped by the test (see internal/controlplane/kubetest). Run
 // them alone with
 //
 //	SPINDLE_LIVE=1 go test -run '^TestLive' ./kube/replay

@@ -8,7 +8,6 @@ import (
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/resource"
-	"github.com/spindle-sched/spindle/sim"
 )
 
 // PolicyName is what a replay's summary.json names as its policy: the
@@ -31,7 +30,7 @@ func (r *Replayer) result(end time.Duration, deadlocked bool) *Result {
 		return &s
 	}
 	jobs := make([]metrics.Job, len(r.jobs))
-	var stuck []sim.StuckJob
+	var stuck []metrics.StuckJob
 	for i, j := range r.jobs {
 		mj := metrics.Job{ID: j.w.ID, Category: metrics.Classify(j.demand, capacity, metrics.Theta)}
 		if s := opt(j.submitAt); s != nil {
@@ -61,11 +60,11 @@ func (r *Replayer) result(end time.Duration, deadlocked bool) *Result {
 		}
 		jobs[i] = mj
 		if !j.done {
-			stuck = append(stuck, sim.StuckJob{ID: j.w.ID, State: r.jobStateWord(j)})
+			stuck = append(stuck, metrics.StuckJob{ID: j.w.ID, State: r.jobStateWord(j)})
 		}
 	}
 	timeline, area := r.allocation(end, capacity)
-	sr := &sim.Result{
+	sr := &metrics.Outcome{
 		Deadlocked: deadlocked, Stuck: stuck, Events: r.events,
 		End: r.workloadTime(end), UtilArea: area,
 	}
@@ -154,10 +153,10 @@ func (r *Replayer) lastTaskDone() time.Duration {
 }
 
 // SimTimeline converts the timeline for metrics.WriteRunDir.
-func SimTimeline(s []Sample) []sim.Sample {
-	out := make([]sim.Sample, len(s))
+func SimTimeline(s []Sample) []metrics.Sample {
+	out := make([]metrics.Sample, len(s))
 	for i, x := range s {
-		out[i] = sim.Sample{T: x.T, Allocated: x.Allocated}
+		out[i] = metrics.Sample{T: x.T, Allocated: x.Allocated}
 	}
 	return out
 }

@@ -6,10 +6,10 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 var (

@@ -3,7 +3,7 @@ package adaptive
 import (
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/pq"
+	"github.com/spindle-sched/spindle/policy/internal/pq"
 )
 
 // Placement Algorithm: how many containers each job with a goal should hold

@@ -24,8 +24,8 @@ import (
 	"sort"
 
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/jobq"
 	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/policy/internal/jobq"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -173,3 +173,13 @@ func (p *Policy) amLimit(cq *queue) resource.Vector {
 	}
 	return limit
 }
+
+// The core detects each optional interface by a type assertion, so a
+// misspelt method would silently turn a hook off: these make it a compile
+// error instead.
+var (
+	_ sched.Policy         = (*Policy)(nil)
+	_ sched.Reserver       = (*Policy)(nil)
+	_ sched.AskObserver    = (*Policy)(nil)
+	_ sched.FinishObserver = (*Policy)(nil)
+)

@@ -3,10 +3,10 @@ package capacity_test
 import (
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/policy/capacity"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 func job(key, queue string, am resource.Vector, tasks int) sched.JobSpec {

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/spindle-sched/spindle/clock"
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 const s = clock.Second

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/simtest"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/policy/djsf"
 	"github.com/spindle-sched/spindle/runner"
+	"github.com/spindle-sched/spindle/runner/simtest"
 	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
@@ -240,8 +240,9 @@ func TestDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jobs := metrics.Jobs(w, r)
-			s := metrics.Summarize(w, r, jobs, metrics.Run{Policy: pol, Estimates: est.Source, EstimateError: est.Error})
+			jobs := metrics.Jobs(w, &r.Outcome)
+			s := metrics.Summarize(w, &r.Outcome, jobs, metrics.Run{Policy: pol, Estimates: est.Source, EstimateError: est.Error})
+			s.Reports = r.Reports()
 			if outs[i], err = json.Marshal(s); err != nil {
 				t.Fatal(err)
 			}

@@ -26,8 +26,8 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/jobq"
 	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/policy/internal/jobq"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -572,3 +572,16 @@ func (p *Policy) remaining(j *sched.Job) int64 {
 func (p *Policy) Report() (string, any) {
 	return "dress", p.rec.report(p)
 }
+
+// The core detects each optional interface by a type assertion, so a
+// misspelt method would silently turn a hook off: these make it a compile
+// error instead.
+var (
+	_ sched.Policy            = (*Policy)(nil)
+	_ sched.SubmitObserver    = (*Policy)(nil)
+	_ sched.AskObserver       = (*Policy)(nil)
+	_ sched.FinishObserver    = (*Policy)(nil)
+	_ sched.ContainerObserver = (*Policy)(nil)
+	_ sched.Ticker            = (*Policy)(nil)
+	_ sched.Reporter          = (*Policy)(nil)
+)

@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/spindle-sched/spindle/clock"
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/policy/dress"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 // One node of 100 one-vcore containers: every container is 1 % of the

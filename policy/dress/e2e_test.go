@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/simtest"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/runner"
+	"github.com/spindle-sched/spindle/runner/simtest"
 )
 
 // One node of 20 one-vcore containers, ideal mode, no AMs. L (t=0) has 40

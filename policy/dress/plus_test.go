@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/spindle-sched/spindle/clock"
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy/dress"
 	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 // dress+'s lending, pick by pick, on the paper's 100-container node.

@@ -34,8 +34,9 @@ func simulate(t *testing.T, w *workload.Workload, pol string, seed uint64, check
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs := metrics.Jobs(w, r)
-	s := metrics.Summarize(w, r, jobs, metrics.Run{Policy: pol, Seed: seed})
+	jobs := metrics.Jobs(w, &r.Outcome)
+	s := metrics.Summarize(w, &r.Outcome, jobs, metrics.Run{Policy: pol, Seed: seed})
+	s.Reports = r.Reports()
 	if s.Deadlocked || s.JobsCompleted != len(w.Jobs) {
 		t.Fatalf("%s: deadlocked %v, %d of %d jobs completed", pol, s.Deadlocked, s.JobsCompleted, len(w.Jobs))
 	}

@@ -21,8 +21,8 @@ import (
 	"sort"
 
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/jobq"
 	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/policy/internal/jobq"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -248,3 +248,17 @@ func (p *Policy) amRoom(fq *queue, fairFrac float64) resource.Vector {
 	}
 	return room
 }
+
+// The core detects each optional interface by a type assertion, so a
+// misspelt method would silently turn a hook off: these make it a compile
+// error instead.
+var (
+	_ sched.Policy            = (*Policy)(nil)
+	_ sched.Reserver          = (*Policy)(nil)
+	_ sched.SubmitObserver    = (*Policy)(nil)
+	_ sched.AskObserver       = (*Policy)(nil)
+	_ sched.FinishObserver    = (*Policy)(nil)
+	_ sched.ContainerObserver = (*Policy)(nil)
+	_ sched.NodeObserver      = (*Policy)(nil)
+	_ sched.ClusterObserver   = (*Policy)(nil)
+)

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/policy/fair"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 func job(key, queue string, am resource.Vector, tasks int, req resource.Vector) sched.JobSpec {

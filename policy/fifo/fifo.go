@@ -9,8 +9,8 @@ package fifo
 
 import (
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/jobq"
 	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/policy/internal/jobq"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -53,3 +53,11 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	}
 	return nil
 }
+
+// The core detects each optional interface by a type assertion, so a
+// misspelt method would silently turn a hook off: these make it a compile
+// error instead.
+var (
+	_ sched.Policy      = (*Policy)(nil)
+	_ sched.AskObserver = (*Policy)(nil)
+)

@@ -3,10 +3,10 @@ package fifo_test
 import (
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/policy/fifo"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 func job(key string, am resource.Vector, tasks int, req resource.Vector) sched.JobSpec {

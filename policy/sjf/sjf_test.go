@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"github.com/spindle-sched/spindle/clock"
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/policy/sjf"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 func job(key string, est clock.Duration, am resource.Vector, tasks int, req resource.Vector) sched.JobSpec {

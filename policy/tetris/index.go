@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/spindle-sched/spindle/clock"
-	"github.com/spindle-sched/spindle/internal/pq"
+	"github.com/spindle-sched/spindle/policy/internal/pq"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )

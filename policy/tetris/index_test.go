@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/wlgen"
 	"github.com/spindle-sched/spindle/policy/tetris"
 	"github.com/spindle-sched/spindle/runner"
+	"github.com/spindle-sched/spindle/runner/wlgen"
 	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/sched"
 	"github.com/spindle-sched/spindle/workload"
@@ -52,7 +52,7 @@ func TestIndexAgreesWithScan(t *testing.T) {
 		if err != nil {
 			t.Fatalf("workload %d: %v", seed, err)
 		}
-		run(fmt.Sprintf("workload %d (internal/wlgen)", seed), w, policies[seed%uint64(len(policies))], seed+1)
+		run(fmt.Sprintf("workload %d (runner/wlgen)", seed), w, policies[seed%uint64(len(policies))], seed+1)
 	}
 	w, err := scenario.Synthetic{Nodes: 40, NodeVCores: 16, NodeMemory: 65536, Jobs: 400, TasksPerJob: 12, Load: 1.5, Seed: 3}.Generate()
 	if err != nil {

@@ -47,8 +47,8 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/jobq"
 	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/policy/internal/jobq"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -579,3 +579,14 @@ func choose(cands []candidate, m float64) *sched.Ask {
 	}
 	return cands[best].ask
 }
+
+// The core detects each optional interface by a type assertion, so a
+// misspelt method would silently turn a hook off: these make it a compile
+// error instead.
+var (
+	_ sched.Policy            = (*Policy)(nil)
+	_ sched.SubmitObserver    = (*Policy)(nil)
+	_ sched.AskObserver       = (*Policy)(nil)
+	_ sched.FinishObserver    = (*Policy)(nil)
+	_ sched.ContainerObserver = (*Policy)(nil)
+)

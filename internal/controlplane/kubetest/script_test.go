@@ -16,14 +16,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/spindle-sched/spindle/internal/localcluster"
+	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 )
 
 // runScript runs hack/local-cluster.sh with the state in dir and returns its
 // combined output and exit code.
 func runScript(t *testing.T, dir string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command("../../hack/local-cluster.sh", args...)
+	cmd := exec.Command("../../../hack/local-cluster.sh", args...)
 	cmd.Env = append(os.Environ(), "SPINDLE_CLUSTER_DIR="+dir)
 	out, err := cmd.CombinedOutput()
 	code := 0

@@ -90,6 +90,48 @@ func (f *Forward) Tick(now clock.Time) {
 	}
 }
 
+// JobAdopted forwards.
+func (f *Forward) JobAdopted(j *sched.Job) {
+	if o, ok := f.Inner.(sched.AdoptObserver); ok {
+		o.JobAdopted(j)
+	}
+}
+
+// WaitReason forwards; "" when Inner does not explain.
+func (f *Forward) WaitReason(j *sched.Job) string {
+	if o, ok := f.Inner.(sched.Explainer); ok {
+		return o.WaitReason(j)
+	}
+	return ""
+}
+
+// Report forwards; an empty name, which runs skip, when Inner does not
+// report.
+func (f *Forward) Report() (string, any) {
+	if o, ok := f.Inner.(sched.Reporter); ok {
+		return o.Report()
+	}
+	return "", nil
+}
+
+// Forward must expose every optional interface a policy may implement;
+// TestForwardForwardsEverything checks that none is missing from this list.
+var (
+	_ sched.Policy            = (*Forward)(nil)
+	_ sched.Reserver          = (*Forward)(nil)
+	_ sched.SubmitObserver    = (*Forward)(nil)
+	_ sched.AdmitObserver     = (*Forward)(nil)
+	_ sched.AskObserver       = (*Forward)(nil)
+	_ sched.FinishObserver    = (*Forward)(nil)
+	_ sched.ContainerObserver = (*Forward)(nil)
+	_ sched.NodeObserver      = (*Forward)(nil)
+	_ sched.ClusterObserver   = (*Forward)(nil)
+	_ sched.AdoptObserver     = (*Forward)(nil)
+	_ sched.Ticker            = (*Forward)(nil)
+	_ sched.Explainer         = (*Forward)(nil)
+	_ sched.Reporter          = (*Forward)(nil)
+)
+
 // Harness drives a core by hand. It is the core's driver and records what
 // the core asked of it.
 type Harness struct {

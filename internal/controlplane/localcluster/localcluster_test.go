@@ -9,11 +9,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/spindle-sched/spindle/internal/kubepki"
+	"github.com/spindle-sched/spindle/internal/controlplane/kubepki"
 )
 
 func TestVersionsMatchBuildScript(t *testing.T) {
-	script, err := os.ReadFile("../../hack/build-kube.sh")
+	script, err := os.ReadFile("../../../hack/build-kube.sh")
 	if err != nil {
 		t.Fatal(err)
 	}

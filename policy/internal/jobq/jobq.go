@@ -17,7 +17,7 @@ package jobq
 
 import (
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/pq"
+	"github.com/spindle-sched/spindle/policy/internal/pq"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )

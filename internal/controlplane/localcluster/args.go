@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/spindle-sched/spindle/internal/kubepki"
+	"github.com/spindle-sched/spindle/internal/controlplane/kubepki"
 )
 
 // The command lines below mirror hack/local-cluster.sh; a change to one

@@ -3,7 +3,7 @@
 // complete as spindle's kwok stages say), kube-controller-manager and
 // kube-scheduler, from the binaries hack/build-kube.sh builds.
 //
-// Both the live test harness (internal/kubetest) and hack/local-cluster.sh
+// Both the live test harness (internal/controlplane/kubetest) and hack/local-cluster.sh
 // start clusters through it, so a test and a developer's cluster run the same
 // command lines. Every process runs in its own process group and its PID is
 // written to <Dir>/<name>.pid, so it can be stopped by PID and never by name.
@@ -35,7 +35,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/spindle-sched/spindle/internal/kubepki"
+	"github.com/spindle-sched/spindle/internal/controlplane/kubepki"
 )
 
 // The versions hack/build-kube.sh builds; they name the cache directory, so

@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/localcluster"
+	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 )
 
 // EnvLive selects what live tests do: "1" run them and fail when the

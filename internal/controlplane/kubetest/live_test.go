@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/spindle-sched/spindle/internal/localcluster"
+	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 )
 
 func fakePod(ns, name, node, duration string) *corev1.Pod {

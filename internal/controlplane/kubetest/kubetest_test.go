@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spindle-sched/spindle/internal/localcluster"
+	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 )
 
 func TestRequireBinariesSkipsOrFails(t *testing.T) {

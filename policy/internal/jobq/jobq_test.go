@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/internal/jobq"
-	"github.com/spindle-sched/spindle/internal/schedtest"
 	"github.com/spindle-sched/spindle/policy/fifo"
+	"github.com/spindle-sched/spindle/policy/internal/jobq"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
 // First must agree with walking every job in order and taking the first
