@@ -123,20 +123,6 @@ func externalRequest(p *v1.Pod) resource.Vector {
 	return r
 }
 
-func noRequests(p *v1.Pod) bool {
-	for _, c := range p.Spec.Containers {
-		if len(c.Resources.Requests) > 0 {
-			return false
-		}
-	}
-	for _, c := range p.Spec.InitContainers {
-		if len(c.Resources.Requests) > 0 {
-			return false
-		}
-	}
-	return len(p.Spec.Overhead) == 0 && (p.Spec.Resources == nil || len(p.Spec.Resources.Requests) == 0)
-}
-
 // syncPodObject brings the driver's and the core's view of one pod up to
 // date with p, the informer's latest object (nil: deleted).
 func (s *Scheduler) syncPodObject(now clock.Time, key string, p *v1.Pod) {

@@ -55,9 +55,11 @@ var rules = []rule{
 	// The drivers see the core, never a scheme, never each other.
 	{"sim/internal/...", nil},
 	{"sim", cat(core, data, []string{"sim/internal/..."})},
+	// The pod mapping is a leaf every Kubernetes-facing package shares.
+	{"kube/podmap", []string{"clock", "resource"}},
 	{"kube/replay", cat(core, data, []string{"kube/kwok"})},
 	{"kube/...", cat(core, []string{"kube/..."})},
-	{"kube", cat(core, []string{"kube/observe"})},
+	{"kube", cat(core, []string{"kube/observe", "kube/podmap"})},
 
 	// Assemblies.
 	{"runner/simtest", []string{"runner", "workload"}},
