@@ -173,16 +173,16 @@ type mapping struct {
 
 var (
 	rootMapping    = mapping{[]string{"version", "cluster", "queues", "jobs"}, []string{"version", "cluster", "jobs"}}
-	clusterMapping = mapping{[]string{"nodes", "ideal", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load"}, []string{"nodes"}}
-	nodeMapping    = mapping{[]string{"count", "vcores", "memory_mb", "gpus", "disk_mb"}, []string{"vcores", "memory_mb"}}
+	clusterMapping = mapping{[]string{"nodes", "ideal", "timing", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load"}, []string{"nodes"}}
+	nodeMapping    = mapping{[]string{"count", "vcores", "memory_mb", "gpus", "disk_mb", "external"}, []string{"vcores", "memory_mb"}}
 	vectorMapping  = mapping{[]string{"vcores", "memory_mb", "gpus", "disk_mb"}, nil}
 	loadMapping    = mapping{[]string{"points", "period"}, []string{"points"}}
 	queueMapping   = mapping{[]string{"name", "capacity", "max_capacity"}, []string{"name", "capacity"}}
-	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "am", "deadline", "estimate", "phases"}, []string{"id", "phases"}}
-	phaseMapping   = mapping{[]string{"name", "tasks", "request", "duration", "start_after"}, []string{"tasks", "request", "duration"}}
+	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "am", "deadline", "estimate", "recorded", "phases"}, []string{"id", "phases"}}
+	phaseMapping   = mapping{[]string{"name", "tasks", "request", "duration", "start_after", "started", "unfinished"}, []string{"tasks", "request", "duration"}}
 )
 
-const maxKeys = 9 // the most keys of any mapping above
+const maxKeys = 10 // the most keys of any mapping above
 
 // decoder decodes the schema from a puller, collecting every problem rather
 // than stopping at the first.
@@ -493,6 +493,8 @@ func (d *decoder) cluster(c *Cluster) {
 			d.list(func(int) { c.Nodes = append(c.Nodes, d.nodeGroup()) })
 		case "ideal":
 			c.Ideal = d.boolean()
+		case "timing":
+			c.Timing = d.str()
 		case "node_heartbeat":
 			c.NodeHeartbeat = d.duration()
 		case "am_heartbeat":
@@ -510,9 +512,12 @@ func (d *decoder) cluster(c *Cluster) {
 func (d *decoder) nodeGroup() NodeGroup {
 	g := NodeGroup{Count: 1}
 	d.object(nodeMapping, func(key string, line int) {
-		if key == "count" {
+		switch key {
+		case "count":
 			g.Count = d.count()
-		} else {
+		case "external":
+			g.External = d.heldSteps()
+		default:
 			dim := dimOf(key)
 			g.Capacity[dim] = d.resource(dim)
 		}
@@ -665,6 +670,8 @@ func (d *decoder) job(j *Job) {
 			} else {
 				j.Estimate = v
 			}
+		case "recorded":
+			j.Recorded = d.recorded()
 		case "phases":
 			j.Phases = d.phases()
 		}
@@ -711,6 +718,10 @@ func (d *decoder) phase() Phase {
 			p.Durations = d.keepDurations(ds)
 		case "start_after":
 			p.StartAfter = d.float()
+		case "started":
+			p.Started = d.times()
+		case "unfinished":
+			p.Unfinished = d.count()
 		}
 	})
 	// In the struct one duration means "the same for every task"; in the

@@ -56,12 +56,20 @@ type Cluster struct {
 	// ExternalLoad is non-YARN load on every node as a fraction of its
 	// capacity over time; nil when the machines are dedicated.
 	ExternalLoad *ExternalLoad
+
+	// Timing is the timing model: "" or TimingYARN (heartbeats), or
+	// TimingKubernetes (no heartbeats; see TimingKubernetes).
+	Timing string
 }
 
 // NodeGroup is Count identical machines.
 type NodeGroup struct {
 	Count    int
 	Capacity resource.Vector
+	// External is what other workloads hold on each node of the group over
+	// time (a recorded cluster's daemonsets and other schedulers' pods);
+	// nil when nothing else runs there.
+	External []HeldStep
 }
 
 // ExternalLoad is a piecewise-linear fraction of each node's capacity used by
@@ -102,6 +110,10 @@ type Job struct {
 	Estimate clock.Duration
 
 	Phases []Phase
+
+	// Recorded is what a recording saw of the job; nil for a workload
+	// that was not recorded. Simulations ignore it.
+	Recorded *Recorded
 }
 
 // Phase is a set of tasks with the same request, run after the previous phase.
@@ -116,6 +128,14 @@ type Phase struct {
 	// slow-start). 1 means the previous phase must be complete. Always 1 for
 	// the first phase.
 	StartAfter float64
+
+	// Started holds, in a recorded workload, when each task started
+	// (container start, workload time); nil otherwise. Simulations ignore
+	// it.
+	Started []clock.Time
+	// Unfinished is how many of the phase's last tasks were still running
+	// when the recording stopped: their durations are lower bounds.
+	Unfinished int
 }
 
 // Duration returns the true duration of task i of the phase.
