@@ -41,6 +41,16 @@ type Recorded struct {
 	Finished clock.Time
 }
 
+// Held reports whether any node group has external steps.
+func (c *Cluster) Held() bool {
+	for i := range c.Nodes {
+		if len(c.Nodes[i].External) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // NoRecord is a Recorded with every time unknown.
 var NoRecord = Recorded{Admitted: -1, AMStarted: -1, Finished: -1}
 
