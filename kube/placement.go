@@ -39,12 +39,12 @@ type (
 	jobHints    = podmap.Hints
 )
 
-func identify(p *v1.Pod) podIdentity          { return podmap.Identify(p) }
-func podRequest(p *v1.Pod) resource.Vector    { return podmap.PodRequest(p) }
-func nodeCapacity(n *v1.Node) resource.Vector { return podmap.NodeCapacity(n) }
-func readHints(p *v1.Pod) (jobHints, error)   { return podmap.ReadHints(p) }
-func terminal(p *v1.Pod) bool                 { return podmap.Terminal(p) }
-func noRequests(p *v1.Pod) bool               { return podmap.NoRequests(p) }
+func identify(p *v1.Pod) podIdentity            { return podmap.Identify(p) }
+func podRequest(p *v1.Pod) resource.Vector      { return podmap.PodRequest(p) }
+func nodeCapacity(n *v1.Node) resource.Vector   { return podmap.NodeCapacity(n) }
+func readHints(p *v1.Pod) (jobHints, error)     { return podmap.ReadHints(p) }
+func terminal(p *v1.Pod) bool                   { return podmap.Terminal(p) }
+func externalRequest(p *v1.Pod) resource.Vector { return podmap.Held(p) }
 
 // nodeSchedulable reports whether new pods may go to n: not cordoned and
 // Ready.

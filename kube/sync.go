@@ -8,7 +8,6 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -111,16 +110,6 @@ func (s *Scheduler) syncForeign(now clock.Time, key string, p *v1.Pod) {
 		s.foreign[key] = cur
 		s.applyExternal(now, cur.node)
 	}
-}
-
-// externalRequest is what a foreign pod holds: its requests rounded up,
-// without the 1m a pod that requests nothing is given for our own pods.
-func externalRequest(p *v1.Pod) resource.Vector {
-	r := podRequest(p)
-	if r == (resource.Vector{resource.VCores: 1}) && noRequests(p) {
-		return resource.Vector{}
-	}
-	return r
 }
 
 // syncPodObject brings the driver's and the core's view of one pod up to

@@ -162,6 +162,16 @@ func PodRequest(p *v1.Pod) resource.Vector {
 	return requestVector(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
 }
 
+// Held is what a pod holds of its node when the scheduler does not own it
+// (a daemonset's, another scheduler's): its requests as PodRequest counts
+// them, but nothing, not 1m of CPU, when it requests nothing.
+func Held(p *v1.Pod) resource.Vector {
+	if NoRequests(p) {
+		return resource.Vector{}
+	}
+	return PodRequest(p)
+}
+
 // NoRequests reports whether the pod requests nothing at all: no
 // container, init container, pod-level resources or overhead names a
 // request. PodRequest counts such a pod as 1m of CPU.

@@ -186,3 +186,15 @@ func TestNoRequests(t *testing.T) {
 		}
 	}
 }
+
+func TestHeld(t *testing.T) {
+	if got := Held(podWith(nil)); got != (resource.Vector{}) {
+		t.Errorf("a pod that requests nothing holds %v, want nothing", got)
+	}
+	if got := Held(podWith(rl("cpu", "1m"))); got != (resource.Vector{1, 0, 0, 0}) {
+		t.Errorf("a pod that requests 1m holds %v, want 1m", got)
+	}
+	if got := Held(podWith(rl("cpu", "2", "memory", "1Gi"))); got != (resource.Vector{2000, 1024, 0, 0}) {
+		t.Errorf("Held = %v, want 2 CPU and 1024 MiB", got)
+	}
+}
