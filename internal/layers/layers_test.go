@@ -58,6 +58,9 @@ var rules = []rule{
 	// The pod mapping is a leaf every Kubernetes-facing package shares.
 	{"kube/podmap", []string{"clock", "resource"}},
 	{"kube/replay", cat(core, data, []string{"kube/kwok"})},
+	// The recorder reads pods as the scheduler maps them, and writes a
+	// workload.
+	{"kube/record", cat(core, data, []string{"kube/podmap"})},
 	{"kube/...", cat(core, []string{"kube/..."})},
 	{"kube", cat(core, []string{"kube/observe", "kube/podmap"})},
 

@@ -1,0 +1,143 @@
+package record
+
+import (
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/spindle-sched/spindle/kube/podmap"
+	"github.com/spindle-sched/spindle/resource"
+)
+
+// podRec is what the recording keeps of one pod of the workload: compact,
+// so that many can be held.
+type podRec struct {
+	name    string // namespace/name, for messages and a stable order
+	am      bool
+	noReq   bool // requested nothing: counted as 1m of CPU
+	failed  bool // ended Failed
+	deleted bool // deleted before it ended on its own
+	req     resource.Vector
+	// created, bound, started and ended are when the pod was created,
+	// bound to a node, its first container started, and it ended; zero
+	// while unknown.
+	created, bound, started, ended time.Time
+}
+
+// ran reports whether the pod ran at all.
+func (p *podRec) ran() bool { return !p.started.IsZero() }
+
+// over reports whether the pod has ended (or will never run).
+func (p *podRec) over() bool { return !p.ended.IsZero() }
+
+// stamps are the times a pod object states, at the apiserver's one-second
+// resolution (container times at the kubelet's).
+type stamps struct {
+	created, scheduled, started, finished time.Time
+	node                                  string
+	terminal, failed, deleting            bool
+}
+
+func readStamps(p *v1.Pod) stamps {
+	s := stamps{created: p.CreationTimestamp.Time, node: p.Spec.NodeName, deleting: p.DeletionTimestamp != nil}
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Status == v1.ConditionTrue {
+			s.scheduled = c.LastTransitionTime.Time
+		}
+	}
+	s.terminal = podmap.Terminal(p)
+	s.failed = p.Status.Phase == v1.PodFailed
+	allDone := true
+	for _, list := range [][]v1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, c := range list {
+			var st, fin time.Time
+			switch {
+			case c.State.Running != nil:
+				st = c.State.Running.StartedAt.Time
+				allDone = false
+			case c.State.Terminated != nil:
+				st, fin = c.State.Terminated.StartedAt.Time, c.State.Terminated.FinishedAt.Time
+			default:
+				allDone = false
+			}
+			if !st.IsZero() && (s.started.IsZero() || st.Before(s.started)) {
+				s.started = st
+			}
+			if !fin.IsZero() && fin.After(s.finished) {
+				s.finished = fin
+			}
+		}
+	}
+	if s.started.IsZero() && (p.Status.Phase == v1.PodRunning || s.terminal) && p.Status.StartTime != nil {
+		// Running or ended without container times: the kubelet's start
+		// of the pod is the nearest we have.
+		s.started = p.Status.StartTime.Time
+	}
+	if !s.terminal || !allDone {
+		s.finished = time.Time{}
+	}
+	return s
+}
+
+// refine picks a transition's time from the object's stamp (truncated to
+// the second) and when the recorder saw the transition: the observation,
+// when it falls inside the stamp's second (the stamp is the second the
+// transition happened in, and a watch sees it a few milliseconds later),
+// else the stamp. Observations outside [stamp, stamp+1s+slack) mean the
+// recorder saw it late (the first list) or the clocks disagree; the
+// latter is reported as skew by the caller.
+func refine(stamp, seen time.Time, live bool) time.Time {
+	if stamp.IsZero() {
+		return seen
+	}
+	if live && !seen.Before(stamp) && seen.Before(stamp.Add(time.Second)) {
+		return seen
+	}
+	return stamp
+}
+
+// skewed reports whether an observation contradicts a stamp by more than
+// the stamp's resolution and the watch's delay allow: seen before the
+// stamp's second began.
+func skewed(stamp, seen time.Time) bool {
+	return !stamp.IsZero() && seen.Before(stamp.Add(-skewSlack))
+}
+
+// skewSlack is how far an observation may precede a stamp before the two
+// clocks are said to disagree.
+const skewSlack = time.Second
+
+// class says whether a pod belongs to the workload and, if not, why.
+type class uint8
+
+const (
+	inWorkload class = iota
+	daemonSet
+	staticPod
+	otherScheduler
+	unselected
+)
+
+func (c class) reason() string {
+	return [...]string{"", "daemonset pods", "static pods", "pods of other schedulers", "pods outside --selector"}[c]
+}
+
+func classify(p *v1.Pod, o *Options) class {
+	for _, ref := range p.OwnerReferences {
+		if ref.Kind == "DaemonSet" && ref.Controller != nil && *ref.Controller {
+			return daemonSet
+		}
+	}
+	if _, ok := p.Annotations[v1.MirrorPodAnnotationKey]; ok {
+		return staticPod
+	}
+	if len(o.Schedulers) > 0 && !slices.Contains(o.Schedulers, p.Spec.SchedulerName) {
+		return otherScheduler
+	}
+	if o.Selector != nil && !o.Selector.Matches(labels.Set(p.Labels)) {
+		return unselected
+	}
+	return inWorkload
+}
