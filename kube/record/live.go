@@ -13,9 +13,9 @@ import (
 )
 
 // Recorder records a cluster from the pods and nodes a watch reports, in
-// the order it reports them. Call Pod and PodDeleted for every pod event,
-// Node and NodeDeleted for every node event, Begin once the first list is
-// in, Tick now and then, and Close at the end. It is not safe for
+// the order it reports them. Report the first list's nodes and pods with
+// Node and Pod, call Begin, then every later event (Pod, PodDeleted, Node,
+// NodeDeleted), Tick now and then, and Close at the end. It is not safe for
 // concurrent use.
 //
 // It keeps only the jobs still running, the pods not yet deleted (the
@@ -27,9 +27,6 @@ type Recorder struct {
 	jobs  map[string]*jobRec
 	pods  map[types.UID]*livePod
 	begun bool
-	// Before Begin, pods are held: the time origin is the earliest
-	// creation among the first list's running jobs, known only at its end.
-	early []*v1.Pod
 	start time.Time
 }
 
@@ -57,85 +54,81 @@ func (r *Recorder) Node(n *v1.Node) { r.c.nodes.node(n) }
 // NodeDeleted records a node removed.
 func (r *Recorder) NodeDeleted(n *v1.Node) { r.c.nodes.nodeGone(n.Name) }
 
-// Pod records a pod added or changed, seen at now.
+// Pod records a pod added or changed, seen at now. Before Begin, pods are
+// the first list's: their times are their objects' own stamps.
 func (r *Recorder) Pod(now time.Time, p *v1.Pod) error {
-	if !r.begun {
-		r.early = append(r.early, p)
-		return nil
+	if r.begun {
+		r.c.nodes.advance(now)
 	}
-	r.c.nodes.advance(now)
-	return r.observe(now, p, true, false)
+	return r.observe(now, p, r.begun, false)
 }
 
 // PodDeleted records a pod removed, seen at now.
 func (r *Recorder) PodDeleted(now time.Time, p *v1.Pod) error {
-	if !r.begun {
-		// Gone before the recording began: nothing to record.
-		for i, q := range r.early {
-			if q.UID == p.UID {
-				r.early = append(r.early[:i], r.early[i+1:]...)
-				break
-			}
-		}
-		return nil
+	if r.begun {
+		r.c.nodes.advance(now)
 	}
-	r.c.nodes.advance(now)
-	return r.observe(now, p, true, true)
+	return r.observe(now, p, r.begun, true)
 }
 
-// Begin ends the first list, seen at now: the workload's time 0 is the
-// earliest creation among the jobs still running then (or now), and every
-// pod listed is recorded with the times its object states.
+// Begin ends the first list, at now. Jobs none of whose pods still ran are
+// left out (their pods may already be partly gone); the workload's time 0
+// is the earliest creation among the others, or now.
 func (r *Recorder) Begin(now time.Time) error {
-	// A list names each pod once, as it is now; a caller that reported
-	// several states of a pod before Begin means the last.
-	last := map[types.UID]int{}
-	for i, p := range r.early {
-		last[p.UID] = i
-	}
-	dedup := r.early[:0]
-	for i, p := range r.early {
-		if last[p.UID] == i {
-			dedup = append(dedup, p)
-		}
-	}
-	r.early = dedup
 	origin := now
-	running := map[string]bool{}
-	for _, p := range r.early {
-		if classify(p, &r.c.opt) != inWorkload {
+	for _, j := range r.sortedJobs() {
+		if j.live == 0 {
+			r.c.left("pods of jobs that had ended before the recording began", int64(len(j.pods)))
+			delete(r.jobs, j.key)
+			j.written, j.pods, j.am = true, nil, nil
 			continue
 		}
-		if !podmap.Terminal(p) {
-			running[jobKey(podmap.Identify(p))] = true
-		}
-	}
-	for _, p := range r.early {
-		if running[jobKey(podmap.Identify(p))] && classify(p, &r.c.opt) == inWorkload && p.CreationTimestamp.Time.Before(origin) {
-			origin = p.CreationTimestamp.Time
+		for _, p := range j.pods {
+			if p.created.Before(origin) {
+				origin = p.created
+			}
 		}
 	}
 	r.start = now
 	r.c.b.origin = origin
 	r.c.nodes.start(origin)
 	r.begun = true
-	early := r.early
-	r.early = nil
-	for _, p := range early {
-		if classify(p, &r.c.opt) == inWorkload && !running[jobKey(podmap.Identify(p))] {
-			// A job over before the recording began: its pods may already
-			// be partly gone, so it is left out whole.
-			if _, seen := r.pods[p.UID]; !seen {
-				r.c.left("pods of jobs that had ended before the recording began", 1)
-				r.pods[p.UID] = &livePod{}
-			}
+	r.c.nodes.advance(now)
+	return nil
+}
+
+// Gone records, at now, the deletion of every pod followed that is not in
+// seen: a new list after a watch expired lacks the pods deleted meanwhile.
+func (r *Recorder) Gone(now time.Time, seen map[types.UID]bool) error {
+	r.c.nodes.advance(now)
+	var touched []*jobRec
+	for uid, lp := range r.pods {
+		if seen[uid] {
 			continue
 		}
-		if err := r.observe(now, p, false, false); err != nil {
-			return err
+		delete(r.pods, uid)
+		switch {
+		case lp.out:
+			if lp.node != "" {
+				r.c.nodes.hold(lp.node, lp.held, -1)
+			}
+		case lp.job != nil && !lp.job.written && lp.rec != nil && !lp.rec.over():
+			lp.rec.ended, lp.rec.deleted = now, true
+			lp.job.live--
+			if lp.job.live == 0 {
+				lp.job.quiet = now
+			}
+			touched = append(touched, lp.job)
 		}
 	}
-	r.c.nodes.advance(now)
+	sortJobs(touched)
+	for _, j := range touched {
+		if !j.written {
+			if err := r.maybeOver(now, j); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -161,7 +154,9 @@ func (r *Recorder) observe(now time.Time, p *v1.Pod, live, deleted bool) error {
 		// recording began.
 	default:
 		r.update(now, lp, p, live, deleted)
-		return r.maybeOver(now, lp.job)
+		if r.begun {
+			return r.maybeOver(now, lp.job)
+		}
 	}
 	return nil
 }

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
@@ -232,5 +235,47 @@ func TestRecordClockSkew(t *testing.T) {
 	}
 	if text := summaryText(s); !strings.Contains(text, "clock skew between pod timestamps, clamped") || !strings.Contains(text, "pod batch/skewed") {
 		t.Errorf("summary does not report the skew:\n%s", text)
+	}
+}
+
+// After an expired watch, a new list lacks the pods deleted meanwhile: they
+// end when the list says so, and an outside pod's load leaves its node.
+func TestRecordGoneAfterRelist(t *testing.T) {
+	f, buf := newFake(t, Options{Schedulers: []string{"spindle"}}, node("n", "8", "16Gi"))
+	if err := f.r.Begin(at(0)); err != nil {
+		t.Fatal(err)
+	}
+	sp := schedulerName("spindle")
+	f.create(at(1), "other", "x", "4", "1Gi")
+	f.life("other/x", "n", 1, 1, never)
+	f.create(at(1), "batch", "a", "1", "1Gi", sp)
+	f.create(at(1), "batch", "b", "1", "1Gi", sp)
+	f.bind(at(1), "batch/a", "n")
+	f.bind(at(1), "batch/b", "n")
+	f.run(at(2), "batch/a")
+	f.run(at(2), "batch/b")
+	// The relist at 12 still has b.
+	if err := f.r.Gone(at(12), map[types.UID]bool{f.get("batch/b").UID: true}); err != nil {
+		t.Fatal(err)
+	}
+	f.end(at(15), "batch/b", v1.PodSucceeded)
+	w, _ := f.close(at(20), buf)
+	if a := job(t, w, "pod:batch/a"); a.Phases[0].Durations[0] != sec(10) {
+		t.Errorf("a ran %v, want 10 s (deleted by 12)", a.Phases[0].Durations[0])
+	}
+	if b := job(t, w, "pod:batch/b"); b.Phases[0].Durations[0] != sec(13) {
+		t.Errorf("b ran %v, want 13 s", b.Phases[0].Durations[0])
+	}
+	// x held 4 CPUs from 1 to 12: the first 10 s step averages 3.6.
+	if ext := w.Cluster.Nodes[0].External; len(ext) < 2 || ext[0].Held[0] != 3600 || ext[1].Held[0] != 800 {
+		t.Errorf("external steps %+v, want 3.6 CPU then 0.8", ext)
+	}
+}
+
+func TestExpired(t *testing.T) {
+	gone := watch.Event{Type: watch.Error, Object: &metav1.Status{Code: 410, Reason: metav1.StatusReasonExpired}}
+	other := watch.Event{Type: watch.Error, Object: &metav1.Status{Code: 500}}
+	if !expired(true, gone) || expired(true, other) || expired(false, gone) || expired(true, watch.Event{Type: watch.Added}) {
+		t.Error("expired misreads watch errors")
 	}
 }
