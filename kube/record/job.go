@@ -195,8 +195,8 @@ func (b *builder) build(j *jobRec, running string, largest func(resource.Vector)
 	}
 	sort.SliceStable(tasks, func(a, z int) bool {
 		x, y := tasks[a], tasks[z]
-		if !x.created.Equal(y.created) {
-			return x.created.Before(y.created)
+		if less, eq := x.createdBefore(y); !eq {
+			return less
 		}
 		if !x.started.Equal(y.started) {
 			return x.started.Before(y.started)
@@ -227,13 +227,15 @@ func (b *builder) build(j *jobRec, running string, largest func(resource.Vector)
 
 // phases groups tasks (in creation order) into waves: a task created once
 // a task of the current wave has ended starts the next wave, whose
-// start_after is the share of the current wave ended by then.
+// start_after is the share of the current wave ended by then. "Once" is the
+// watch's order for what it saw happen, else the stamps' (a snapshot's
+// one-second stamps count a creation in the second of an end as after it).
 func (b *builder) phases(tasks []*podRec, largest func(resource.Vector) resource.Vector) []workload.Phase {
 	var out []workload.Phase
 	start := 0
 	for start < len(tasks) {
 		end := start + 1
-		for end < len(tasks) && !endedBy(tasks[start:end], tasks[end].created) {
+		for end < len(tasks) && !endedBy(tasks[start:end], tasks[end]) {
 			end++
 		}
 		ph := b.phase(tasks[start:end], largest)
@@ -241,7 +243,7 @@ func (b *builder) phases(tasks []*podRec, largest func(resource.Vector) resource
 			prev := tasks[start-out[len(out)-1].Tasks : start]
 			n := 0
 			for _, t := range prev {
-				if t.over() && !t.ended.After(tasks[start].created) {
+				if t.endedBefore(tasks[start]) {
 					n++
 				}
 			}
@@ -253,10 +255,10 @@ func (b *builder) phases(tasks []*podRec, largest func(resource.Vector) resource
 	return out
 }
 
-// endedBy reports whether a task of wave ended at or before t.
-func endedBy(wave []*podRec, t time.Time) bool {
+// endedBy reports whether a task of wave ended before q was created.
+func endedBy(wave []*podRec, q *podRec) bool {
 	for _, p := range wave {
-		if p.over() && !p.ended.After(t) {
+		if p.endedBefore(q) {
 			return true
 		}
 	}

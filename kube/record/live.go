@@ -28,6 +28,7 @@ type Recorder struct {
 	pods  map[types.UID]*livePod
 	begun bool
 	start time.Time
+	seq   uint64 // sightings reported live so far
 }
 
 // livePod is what the recorder remembers of a pod it has seen.
@@ -113,7 +114,8 @@ func (r *Recorder) Gone(now time.Time, seen map[types.UID]bool) error {
 				r.c.nodes.hold(lp.node, lp.held, -1)
 			}
 		case lp.job != nil && !lp.job.written && lp.rec != nil && !lp.rec.over():
-			lp.rec.ended, lp.rec.deleted = now, true
+			r.seq++
+			lp.rec.ended, lp.rec.deleted, lp.rec.endedSeq = now, true, r.seq
 			lp.job.live--
 			if lp.job.live == 0 {
 				lp.job.quiet = now
@@ -135,11 +137,14 @@ func (r *Recorder) Gone(now time.Time, seen map[types.UID]bool) error {
 // observe applies one sighting of p: live when the watch reported it as it
 // happened (its time refines the object's one-second stamps).
 func (r *Recorder) observe(now time.Time, p *v1.Pod, live, deleted bool) error {
+	if live {
+		r.seq++
+	}
 	lp := r.pods[p.UID]
 	if lp == nil {
 		lp = r.newPod(now, p)
-		if lp == nil {
-			return nil
+		if lp.rec != nil && live {
+			lp.rec.createdSeq = r.seq
 		}
 		r.pods[p.UID] = lp
 	}
@@ -222,6 +227,9 @@ func (r *Recorder) update(now time.Time, lp *livePod, p *v1.Pod, live, deleted b
 	// behind the apiserver's): created ≤ bound ≤ started ≤ ended.
 	r.order(rec)
 	if rec.over() {
+		if live {
+			rec.endedSeq = r.seq
+		}
 		j.live--
 		if j.live == 0 {
 			j.quiet = now
@@ -231,10 +239,17 @@ func (r *Recorder) update(now time.Time, lp *livePod, p *v1.Pod, live, deleted b
 
 func (r *Recorder) order(rec *podRec) {
 	fix := func(t *time.Time, floor time.Time) {
-		if !t.IsZero() && t.Before(floor) {
-			r.c.problem("clock skew between pod timestamps, clamped", fmt.Sprintf("pod %s: a later step stamped %s before an earlier one", rec.name, floor.Sub(*t).Round(time.Millisecond)))
-			*t = floor
+		if t.IsZero() || !t.Before(floor) {
+			return
 		}
+		// A stamp is the second its step happened in: a step seen late
+		// (not refined) may be stamped in the very second of the step
+		// before it, and then happened after that step within it. Only a
+		// stamp whose whole second precedes the earlier step is skew.
+		if !t.Add(time.Second).After(floor) {
+			r.c.problem("clock skew between pod timestamps, clamped", fmt.Sprintf("pod %s: a later step stamped %s before an earlier one", rec.name, floor.Sub(*t).Round(time.Millisecond)))
+		}
+		*t = floor
 	}
 	fix(&rec.bound, rec.created)
 	floor := rec.created

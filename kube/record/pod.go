@@ -24,6 +24,35 @@ type podRec struct {
 	// bound to a node, its first container started, and it ended; zero
 	// while unknown.
 	created, bound, started, ended time.Time
+	// createdSeq and endedSeq order the creation and the end among what a
+	// watch reported (0: not seen live, as in a list or a snapshot). A
+	// watch reports a cluster's changes in the order they happened, which
+	// one-second stamps cannot tell within a second.
+	createdSeq, endedSeq uint64
+}
+
+// before reports whether the pod ended before q was created: by the
+// watch's order when both were seen live, else by their times.
+func (p *podRec) endedBefore(q *podRec) bool {
+	if !p.over() {
+		return false
+	}
+	if p.endedSeq > 0 && q.createdSeq > 0 {
+		return p.endedSeq < q.createdSeq
+	}
+	return !p.ended.After(q.created)
+}
+
+// createdBefore orders pods by creation: those from a list or a snapshot
+// by their times, then those seen live in the order the watch saw them.
+func (p *podRec) createdBefore(q *podRec) (less, equal bool) {
+	if p.createdSeq != q.createdSeq {
+		return p.createdSeq < q.createdSeq, false
+	}
+	if !p.created.Equal(q.created) {
+		return p.created.Before(q.created), false
+	}
+	return false, true
 }
 
 // ran reports whether the pod ran at all.
