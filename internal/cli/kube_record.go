@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/spindle-sched/spindle/kube/record"
+	"github.com/spindle-sched/spindle/kube/record/listwatch"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -104,7 +105,7 @@ out, and why.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			wo := record.WatchOptions{Namespace: ns, Duration: duration}
+			wo := listwatch.Options{Namespace: ns, Duration: duration}
 			if !quiet {
 				wo.Progress = stderr
 				scope := "every namespace"
@@ -113,7 +114,7 @@ out, and why.`,
 				}
 				fmt.Fprintf(stderr, "recording %s to %s; Ctrl-C ends it\n", scope, out)
 			}
-			werr := record.Watch(ctx, cs, rec, wo)
+			werr := listwatch.Watch(ctx, cs, rec, wo)
 			sum, cerr := rec.Close(time.Now())
 			if sum != nil {
 				sum.Write(stderr)

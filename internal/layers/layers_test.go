@@ -69,7 +69,7 @@ var rules = []rule{
 	{"runner/wlgen", nil},
 	{"runner", cat(core, schemes, data, []string{"sim"})},
 	{"scenario", []string{"clock", "resource", "workload"}},
-	{"trace", []string{"clock", "resource", "workload"}},
+	{"trace", []string{"clock", "resource", "workload", "kube/record"}},
 	{"report", []string{"clock", "cluster", "metrics"}},
 	{"experiments/...", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 	{"experiments", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},

@@ -15,7 +15,7 @@ import (
 // workload being written.
 type core struct {
 	opt   Options
-	out   *workload.Streamer
+	out   sink
 	b     builder
 	nodes *nodeTable
 
@@ -30,7 +30,14 @@ type core struct {
 	lat      latencies
 }
 
-func newCore(out *workload.Streamer, opt Options) (*core, error) {
+// sink receives the workload: a Streamer writes it out job by job; a
+// snapshot's conversion keeps it.
+type sink interface {
+	Job(j *workload.Job) error
+	Close(c *workload.Cluster, queues []workload.Queue) error
+}
+
+func newCore(out sink, opt Options) (*core, error) {
 	if err := opt.defaults(); err != nil {
 		return nil, err
 	}

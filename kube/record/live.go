@@ -142,7 +142,7 @@ func (r *Recorder) observe(now time.Time, p *v1.Pod, live, deleted bool) error {
 	}
 	lp := r.pods[p.UID]
 	if lp == nil {
-		lp = r.newPod(now, p)
+		lp = r.newPod(now, p, live)
 		if lp.rec != nil && live {
 			lp.rec.createdSeq = r.seq
 		}
@@ -166,7 +166,7 @@ func (r *Recorder) observe(now time.Time, p *v1.Pod, live, deleted bool) error {
 	return nil
 }
 
-func (r *Recorder) newPod(now time.Time, p *v1.Pod) *livePod {
+func (r *Recorder) newPod(now time.Time, p *v1.Pod, live bool) *livePod {
 	if cl := classify(p, &r.c.opt); cl != inWorkload {
 		r.c.external(cl.reason(), 1)
 		return &livePod{out: true}
@@ -182,8 +182,8 @@ func (r *Recorder) newPod(now time.Time, p *v1.Pod) *livePod {
 	if rec.noReq {
 		r.c.adjust("pods without requests, counted as 1m of CPU as the scheduler counts them", 1)
 	}
-	rec.created = p.CreationTimestamp.Time
-	if rec.created.IsZero() {
+	rec.created = refine(p.CreationTimestamp.Time, now, live)
+	if p.CreationTimestamp.IsZero() {
 		r.c.problem("pods without a creation time, given the time they were seen", fmt.Sprintf("pod %s has no creationTimestamp", rec.name))
 		rec.created = now
 	}
@@ -207,25 +207,31 @@ func (r *Recorder) update(now time.Time, lp *livePod, p *v1.Pod, live, deleted b
 			}
 		}
 	}
-	if rec.bound.IsZero() && s.node != "" {
-		rec.bound = refine(s.scheduled, now, live)
-	}
-	if rec.started.IsZero() && !s.started.IsZero() {
-		rec.started = refine(s.started, now, live)
-	}
-	switch {
-	case s.terminal:
-		fin := s.finished
-		if fin.IsZero() {
-			fin = now
+	if !live {
+		// A listed pod: its stamps alone, settled against each other.
+		r.settle(rec, s)
+	} else {
+		if rec.bound.IsZero() && s.node != "" {
+			rec.bound = refine(s.scheduled, now, live)
 		}
-		rec.ended, rec.failed = refine(fin, now, live), s.failed
-	case deleted:
-		rec.ended, rec.deleted = now, true
+		if rec.started.IsZero() && !s.started.IsZero() {
+			rec.started = refine(s.started, now, live)
+		}
+		switch {
+		case s.terminal:
+			fin := s.finished
+			if fin.IsZero() {
+				fin = now
+			}
+			rec.ended, rec.failed = refine(fin, now, live), s.failed
+		case deleted:
+			rec.ended, rec.deleted = now, true
+		}
+		// Order what the stamps may have left out of order (a kubelet's
+		// clock behind the apiserver's): created ≤ bound ≤ started ≤
+		// ended.
+		r.order(rec)
 	}
-	// Order what the stamps may have left out of order (a kubelet's clock
-	// behind the apiserver's): created ≤ bound ≤ started ≤ ended.
-	r.order(rec)
 	if rec.over() {
 		if live {
 			rec.endedSeq = r.seq
@@ -235,6 +241,31 @@ func (r *Recorder) update(now time.Time, lp *livePod, p *v1.Pod, live, deleted b
 			j.quiet = now
 		}
 	}
+}
+
+// settle sets a listed pod's times from its stamps (see settle).
+func (r *Recorder) settle(rec *podRec, s stamps) {
+	sp := []span{stampSpan(s.created), {}, stampSpan(s.started), {}}
+	if s.node != "" {
+		sp[1] = stampSpan(s.scheduled)
+		if sp[1].lo.IsZero() {
+			sp[1] = sp[2]
+		}
+	}
+	if s.terminal {
+		sp[3] = stampSpan(s.finished)
+		if sp[3].lo.IsZero() {
+			sp[3] = sp[0] // failed before it ran, or when is unknown
+		}
+	}
+	ts, skew := settle(sp)
+	if skew {
+		r.c.problem("clock skew between pod timestamps, clamped", fmt.Sprintf("pod %s: a step stamped a whole second before the step before it", rec.name))
+	}
+	if !ts[0].IsZero() {
+		rec.created = ts[0]
+	}
+	rec.bound, rec.started, rec.ended, rec.failed = ts[1], ts[2], ts[3], s.failed
 }
 
 func (r *Recorder) order(rec *podRec) {

@@ -255,3 +255,5 @@ func TestLiveRecordsAReplay(t *testing.T) {
 		})
 	}
 }
+
+func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGINT) }

@@ -40,7 +40,10 @@ func (p *podRec) endedBefore(q *podRec) bool {
 	if p.endedSeq > 0 && q.createdSeq > 0 {
 		return p.endedSeq < q.createdSeq
 	}
-	return !p.ended.After(q.created)
+	// By the seconds their stamps name: a pod created in the second
+	// another ended counts as created after it, as what an end causes
+	// (the next executor, the Job's next pod) usually is.
+	return !p.ended.Truncate(time.Second).After(q.created.Truncate(time.Second))
 }
 
 // createdBefore orders pods by creation: those from a list or a snapshot
@@ -110,13 +113,14 @@ func readStamps(p *v1.Pod) stamps {
 	return s
 }
 
-// refine picks a transition's time from the object's stamp (truncated to
-// the second) and when the recorder saw the transition: the observation,
-// when it falls inside the stamp's second (the stamp is the second the
-// transition happened in, and a watch sees it a few milliseconds later),
-// else the stamp. Observations outside [stamp, stamp+1s+slack) mean the
-// recorder saw it late (the first list) or the clocks disagree; the
-// latter is reported as skew by the caller.
+// refine picks a transition's time from the object's stamp (the second it
+// happened in: stamps are truncated) and when the recorder saw it: the
+// observation, when it falls inside the stamp's second (a watch sees a
+// change a few milliseconds after it), else the middle of the stamp's
+// second, the best guess that a stamp alone allows and one that keeps
+// durations between two stamps unbiased. An observation outside the second
+// means the recorder saw it late (the first list) or the clocks disagree;
+// the latter is reported as skew by the caller.
 func refine(stamp, seen time.Time, live bool) time.Time {
 	if stamp.IsZero() {
 		return seen
@@ -124,7 +128,15 @@ func refine(stamp, seen time.Time, live bool) time.Time {
 	if live && !seen.Before(stamp) && seen.Before(stamp.Add(time.Second)) {
 		return seen
 	}
-	return stamp
+	return mid(stamp)
+}
+
+// mid is the middle of a one-second stamp's second.
+func mid(stamp time.Time) time.Time {
+	if stamp.IsZero() {
+		return stamp
+	}
+	return stamp.Add(time.Second / 2)
 }
 
 // skewed reports whether an observation contradicts a stamp by more than
@@ -169,4 +181,62 @@ func classify(p *v1.Pod, o *Options) class {
 		return unselected
 	}
 	return inWorkload
+}
+
+// span is where a step's time is known to lie: [lo, hi] (hi exclusive for
+// a stamp's second); a zero lo is a step not (yet) taken.
+type span struct{ lo, hi time.Time }
+
+func stampSpan(t time.Time) span {
+	if t.IsZero() {
+		return span{}
+	}
+	return span{t, t.Add(time.Second)}
+}
+
+func exactSpan(t time.Time) span { return span{t, t} }
+
+// settle estimates the times of steps that happened in order (a pod's
+// creation, binding, start, end), each known to lie in its span: each span
+// is narrowed by the steps before it (it cannot begin earlier than they do)
+// and after it (nor end later), and the step is put in the middle of what
+// is left. A span left empty is clock skew: its stamp's whole second
+// precedes a step before it; it is put at that step, and skew is true.
+func settle(sp []span) (out []time.Time, skew bool) {
+	out = make([]time.Time, len(sp))
+	var lo time.Time
+	for i := range sp {
+		if sp[i].lo.IsZero() {
+			continue
+		}
+		if sp[i].lo.Before(lo) {
+			sp[i].lo = lo
+		}
+		lo = sp[i].lo
+	}
+	var hi time.Time
+	for i := len(sp) - 1; i >= 0; i-- {
+		if sp[i].lo.IsZero() {
+			continue
+		}
+		if !hi.IsZero() && sp[i].hi.After(hi) {
+			sp[i].hi = hi
+		}
+		hi = sp[i].hi
+	}
+	var prev time.Time
+	for i, s := range sp {
+		if s.lo.IsZero() {
+			continue
+		}
+		t := s.lo.Add(s.hi.Sub(s.lo) / 2)
+		if s.hi.Before(s.lo) {
+			skew, t = true, s.lo
+		}
+		if t.Before(prev) {
+			t = prev
+		}
+		out[i], prev = t, t
+	}
+	return out, skew
 }

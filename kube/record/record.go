@@ -7,7 +7,8 @@
 // whatif).
 //
 // Two sources feed one core: a Recorder that follows pods and nodes as a
-// watch reports them (spindle kube record), and Convert, which reads
+// watch reports them (spindle kube record, through kube/record/listwatch),
+// and Snapshot, which reads
 // `kubectl get pods -A -o json` and friends (spindle trace convert --from
 // kube). The Recorder keeps only the jobs still running and streams every
 // finished job to its output, so its memory follows what runs, not what
@@ -104,6 +105,9 @@ type Summary struct {
 	// Examples are the first few problem messages (malformed objects, clock
 	// skew), for the user to look at.
 	Examples []string
+	// Objects counts the objects a snapshot's files held (pods, nodes,
+	// events); 0 for a recording.
+	Objects int64
 }
 
 // Count is a number of things for one reason.

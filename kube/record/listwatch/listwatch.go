@@ -1,4 +1,8 @@
-package record
+// Package listwatch feeds a kube/record Recorder from a cluster: it lists
+// nodes and pods, then watches both, with list and watch only. It is apart
+// from kube/record so that what reads snapshots (package trace) does not
+// link a Kubernetes client.
+package listwatch
 
 import (
 	"context"
@@ -13,10 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/spindle-sched/spindle/kube/record"
 )
 
-// WatchOptions configure Watch.
-type WatchOptions struct {
+// Options configure Watch.
+type Options struct {
 	// Namespace limits the recording to one namespace; "" is every one.
 	Namespace string
 	// Duration stops the recording after this long; 0 runs until ctx ends.
@@ -35,7 +41,7 @@ type WatchOptions struct {
 // watch. When a watch expires (the apiserver compacted past it) the pods
 // are listed again and those no longer there count as deleted then. The
 // caller closes r.
-func Watch(ctx context.Context, cs kubernetes.Interface, r *Recorder, opt WatchOptions) error {
+func Watch(ctx context.Context, cs kubernetes.Interface, r *record.Recorder, opt Options) error {
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 10 * time.Second
 	}
@@ -64,8 +70,8 @@ func Watch(ctx context.Context, cs kubernetes.Interface, r *Recorder, opt WatchO
 
 type watcher struct {
 	cs  kubernetes.Interface
-	r   *Recorder
-	opt WatchOptions
+	r   *record.Recorder
+	opt Options
 }
 
 func (w *watcher) listNodes(ctx context.Context) (string, error) {
