@@ -19,7 +19,7 @@ var soak = flag.Int("soak", 0, "run TestProperties over this many random workloa
 
 var (
 	propPolicies = []string{"fifo", "capacity", "capacity:reserve=true", "fair", "fair:max_am_share=-1", "drf", "sjf", "tetris",
-		"dress", "djsf", "djsf+", "adaptive", "reverse-adaptive"}
+		"dress", "djsf", "djsf+", "adaptive", "reverse-adaptive", "kube-scheduler"}
 	propAdmissions = []string{"none", "autoadmin", "autoadmin+", "static:4"}
 )
 
@@ -147,7 +147,7 @@ func guaranteed(w *workload.Workload) bool {
 
 // workConserving are the policies that never leave a pending request that
 // fits a node unserved, so that only admission can deadlock them.
-var workConserving = map[string]bool{"fifo": true, "fair": true, "fair:max_am_share=-1": true, "drf": true, "sjf": true, "tetris": true}
+var workConserving = map[string]bool{"fifo": true, "fair": true, "fair:max_am_share=-1": true, "drf": true, "sjf": true, "tetris": true, "kube-scheduler": true}
 
 func forced(reports map[string]any) int {
 	type forcer interface{ ForcedAdmissions() int }
