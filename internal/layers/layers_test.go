@@ -71,6 +71,7 @@ var rules = []rule{
 	{"scenario", []string{"clock", "resource", "workload"}},
 	{"trace", []string{"clock", "resource", "workload", "kube/record"}},
 	{"report", []string{"clock", "cluster", "metrics"}},
+	{"whatif", []string{"clock", "resource", "workload", "metrics"}},
 	{"experiments/...", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 	{"experiments", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 
