@@ -2,6 +2,7 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -67,7 +68,7 @@ func Snapshot(inputs []Input, opt SnapshotOptions) (*workload.Workload, *Summary
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &snapshot{c: c, opt: opt, jobs: map[string]*jobRec{}, bindAt: map[types.UID]time.Time{}, named: map[types.UID]bool{}, listed: map[types.UID]bool{}}
+	s := &snapshot{c: c, opt: opt, jobs: map[string]*jobRec{}, bindAt: map[types.UID]time.Time{}, named: map[types.UID]bool{}}
 	kinds := make([]string, len(inputs))
 	for i, in := range inputs {
 		if kinds[i], err = s.kindOf(in); err != nil {
@@ -119,9 +120,9 @@ type snapshot struct {
 	opt  SnapshotOptions
 	jobs map[string]*jobRec
 	// bindAt is each pod's binding as its Scheduled event times it; named
-	// every pod an event names, listed every pod the pod list has.
-	bindAt        map[types.UID]time.Time
-	named, listed map[types.UID]bool
+	// the pods events name that the pod list has not had (yet).
+	bindAt map[types.UID]time.Time
+	named  map[types.UID]bool
 	// outside are the intervals during which pods outside the workload
 	// held resources on their nodes.
 	outside    []interval
@@ -148,7 +149,7 @@ func (s *snapshot) see(t time.Time) {
 func open(in Input) (*bufio.Reader, func(), error) {
 	rc, err := in.Open()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("snapshot input: %w", err)
 	}
 	br := bufio.NewReaderSize(rc, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -167,16 +168,19 @@ func open(in Input) (*bufio.Reader, func(), error) {
 func (s *snapshot) kindOf(in Input) (string, error) {
 	kind := ""
 	errFound := errors.New("found")
-	err := s.items(in, func(i int, raw json.RawMessage) error {
+	err := s.items(in, func(i int, dec *json.Decoder) error {
 		var k struct{ Kind string }
-		if json.Unmarshal(raw, &k) != nil || k.Kind == "" {
+		if err := dec.Decode(&k); err != nil || k.Kind == "" {
+			if fatal(err) {
+				return err
+			}
 			return &FileError{File: in.Name, Item: i, Msg: "an object without a kind: want a list of pods, nodes or events (kubectl get ... -o json)"}
 		}
 		kind = k.Kind
 		return errFound
 	})
 	if err != nil && !errors.Is(err, errFound) {
-		return "", err
+		return "", s.fileError(in, err)
 	}
 	switch kind {
 	case "Pod", "Node", "Event", "":
@@ -185,26 +189,50 @@ func (s *snapshot) kindOf(in Input) (string, error) {
 	return "", &FileError{File: in.Name, Item: 0, Msg: fmt.Sprintf("a list of %s: want pods, nodes or events (kubectl get pods|nodes|events -o json)", kind)}
 }
 
+// fatal reports whether a decoding error leaves the stream unreadable (a
+// syntax error, a cut), rather than one value that did not fit its type.
+func fatal(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// itemError is a file's stream broken at an item.
+type itemError struct {
+	item   int
+	offset int64
+	err    error
+}
+
+func (e *itemError) Error() string { return e.err.Error() }
+
+// fileError names the file and the item of an error from items.
+func (s *snapshot) fileError(in Input, err error) error {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return err
+	}
+	var ie *itemError
+	if !errors.As(err, &ie) {
+		return fmt.Errorf("snapshot input %s: %w", in.Name, err)
+	}
+	msg := ie.err.Error()
+	if errors.Is(ie.err, io.EOF) || errors.Is(ie.err, io.ErrUnexpectedEOF) {
+		msg = "the file ends in the middle of a value (cut short?)"
+	}
+	return &FileError{File: in.Name, Item: ie.item, Msg: fmt.Sprintf("%s (byte %d)", msg, ie.offset)}
+}
+
 // items calls fn for every item of the input's list (or for the input
-// itself when it is a single object), streaming.
-func (s *snapshot) items(in Input, fn func(i int, raw json.RawMessage) error) error {
+// itself when it is a single object), streaming: fn decodes the item from
+// dec, and must consume it whole.
+func (s *snapshot) items(in Input, fn func(i int, dec *json.Decoder) error) error {
 	br, closeFn, err := open(in)
 	if err != nil {
-		var fe *FileError
-		if errors.As(err, &fe) {
-			return err
-		}
-		return fmt.Errorf("snapshot input: %w", err)
+		return err
 	}
 	defer closeFn()
 	dec := json.NewDecoder(br)
-	bad := func(item int, err error) error {
-		msg := err.Error()
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			msg = "the file ends in the middle of a value (cut short?)"
-		}
-		return &FileError{File: in.Name, Item: item, Msg: fmt.Sprintf("%s (byte %d)", msg, dec.InputOffset())}
-	}
+	bad := func(item int, err error) error { return &itemError{item: item, offset: dec.InputOffset(), err: err} }
 	tok, err := dec.Token()
 	if err != nil {
 		return bad(-1, err)
@@ -238,11 +266,10 @@ func (s *snapshot) items(in Input, fn func(i int, raw json.RawMessage) error) er
 			return &FileError{File: in.Name, Item: -1, Msg: "items is not a list"}
 		}
 		for i := 0; dec.More(); i++ {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return bad(i, err)
-			}
-			if err := fn(i, raw); err != nil {
+			if err := fn(i, dec); err != nil {
+				if fatal(err) {
+					return bad(i, err)
+				}
 				return err
 			}
 		}
@@ -259,20 +286,24 @@ func (s *snapshot) items(in Input, fn func(i int, raw json.RawMessage) error) er
 		if err != nil {
 			return bad(-1, err)
 		}
-		return fn(0, raw)
+		return fn(0, json.NewDecoder(bytes.NewReader(raw)))
 	}
 	return nil
 }
 
-// read handles every item of an input of the given kind.
+// read handles every item of an input of the given kind. An item that
+// does not fit its type is malformed: counted, named and skipped.
 func (s *snapshot) read(in Input, kind string) error {
-	return s.items(in, func(i int, raw json.RawMessage) error {
+	err := s.items(in, func(i int, dec *json.Decoder) error {
 		s.objects++
 		where := fmt.Sprintf("%s: items[%d]", in.Name, i)
 		switch kind {
 		case "Node":
 			var n v1.Node
-			if err := json.Unmarshal(raw, &n); err != nil {
+			if err := dec.Decode(&n); err != nil {
+				if fatal(err) {
+					return err
+				}
 				s.c.malformed(where, err)
 				return nil
 			}
@@ -280,14 +311,20 @@ func (s *snapshot) read(in Input, kind string) error {
 			s.c.nodes.node(&n)
 		case "Event":
 			var e v1.Event
-			if err := json.Unmarshal(raw, &e); err != nil {
+			if err := dec.Decode(&e); err != nil {
+				if fatal(err) {
+					return err
+				}
 				s.c.malformed(where, err)
 				return nil
 			}
 			s.event(&e)
 		case "Pod":
 			var p v1.Pod
-			if err := json.Unmarshal(raw, &p); err != nil {
+			if err := dec.Decode(&p); err != nil {
+				if fatal(err) {
+					return err
+				}
 				s.c.malformed(where, err)
 				return nil
 			}
@@ -299,6 +336,10 @@ func (s *snapshot) read(in Input, kind string) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return s.fileError(in, err)
+	}
+	return nil
 }
 
 // event notes a pod's Scheduled event (its time, to the microsecond when
@@ -323,7 +364,7 @@ func (s *snapshot) event(e *v1.Event) {
 }
 
 func (s *snapshot) pod(p *v1.Pod, where string) {
-	s.listed[p.UID] = true
+	delete(s.named, p.UID)
 	st := readStamps(p)
 	for _, t := range []time.Time{st.created, st.scheduled, st.started, st.finished} {
 		s.see(t)
@@ -407,13 +448,7 @@ func (s *snapshot) finish() (*Summary, error) {
 			return nil, err
 		}
 	}
-	gone := 0
-	for uid := range s.named {
-		if !s.listed[uid] {
-			gone++
-		}
-	}
-	c.left("pods that events name but the pod list lacks (garbage-collected before the snapshot)", int64(gone))
+	c.left("pods that events name but the pod list lacks (garbage-collected before the snapshot)", int64(len(s.named)))
 	jobs := make([]*jobRec, 0, len(s.jobs))
 	for _, j := range s.jobs {
 		jobs = append(jobs, j)
