@@ -870,6 +870,7 @@ func (s *simulator) result() *Result {
 		Timeline: s.timeline,
 	}, Policy: s.core.Policy(), Admission: s.core.Admission()}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
+	r.EndArea, r.EndShare = s.core.UtilizationUntil(s.now)
 	if s.ext != nil {
 		s.ext.integrate(s.now)
 		r.ExternalUnmet = s.ext.unmet()

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,5 +212,59 @@ func TestSimulateNotesMissingEstimates(t *testing.T) {
 	_, stderr, code = run(t, "simulate", "-w", "../../examples/mixed.yaml", "-p", "fair", "-q")
 	if code != 0 || strings.Contains(stderr, "estimate") {
 		t.Errorf("fair: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A deadlocked run says so and reports the span it covered and the
+// utilization over it in every output: the text table, summary.json and the
+// report's utilisation strip (am-burst under fair, whose AMs hold the whole
+// cluster from the fourth second on).
+func TestDeadlockedRunReportsSpan(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := run(t, "compare", "-w", "../../examples/am-burst.yaml", "-p", "fair,drf", "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 {
+			rows[strings.Join(f[:len(f)-2], " ")] = f[len(f)-2:]
+		}
+	}
+	if got := rows["deadlocked"]; len(got) != 2 || got[0] != "true" || got[1] != "false" {
+		t.Errorf("deadlocked row %v", got)
+	}
+	if got := rows["makespan (s)"]; len(got) != 2 || got[0] != "-" {
+		t.Errorf("makespan row %v: want - for fair, which completed no job", got)
+	}
+	var sum struct {
+		Span *float64 `json:"span_s"`
+		End  float64  `json:"end_s"`
+		Util float64  `json:"utilization_avg"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "fair", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Span == nil || *sum.Span != sum.End || sum.Util <= 0.5 || sum.Util > 1 {
+		t.Fatalf("fair's summary: span %v, end %v, utilization %v", sum.Span, sum.End, sum.Util)
+	}
+	if got := rows["span to the stop (s)"]; len(got) != 2 || got[0] != fmt.Sprintf("%.1f", *sum.Span) {
+		t.Errorf("span row %v, want %.1f first", got, *sum.Span)
+	}
+	if got := rows["utilization"]; len(got) != 2 || got[0] != fmt.Sprintf("%.3f", sum.Util) {
+		t.Errorf("utilization row %v, want %.3f first", got, sum.Util)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("mean %.1f %% over the %.1f s the run covered; it ended deadlocked", sum.Util*100, *sum.Span)
+	if !strings.Contains(string(page), want) {
+		t.Errorf("report.html lacks %q", want)
 	}
 }
