@@ -88,3 +88,34 @@ func BenchmarkScale(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLongQueue is the case that made ticking policies slow: a small
+// cluster under a long queue for a long simulated time (load 2 on 16 nodes,
+// 4000 jobs), so that a policy that re-tunes every second pays for every
+// queued job at every tick unless its re-tune works from what changed. Each
+// ticking policy's time is to be read against fair's in the same sitting:
+//
+//	go test ./sim -run '^$' -bench LongQueue -benchtime 3x
+func BenchmarkLongQueue(b *testing.B) {
+	w, err := scenario.Synthetic{Nodes: 16, NodeVCores: 16, NodeMemory: 65536, Jobs: 4000, TasksPerJob: 8, Load: 2, Seed: 1}.Generate()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pol := range []string{"fair", "dress", "dress+", "djsf", "adaptive"} {
+		f, _, err := policy.Parse(pol)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(pol, func(b *testing.B) {
+			var r *sim.Result
+			b.ReportAllocs()
+			for b.Loop() {
+				if r, err = sim.Run(w, sim.Options{Seed: 1, Policy: f, Estimates: sim.Estimates{Source: sim.EstimatesOracle}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(r.Events), "events")
+			b.ReportMetric(r.End.Seconds(), "sim-s")
+		})
+	}
+}
