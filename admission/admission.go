@@ -65,6 +65,10 @@ func autoadminEntry(name string, def autoadmin.Config, summary string) Entry {
 		}}
 }
 
+// maxStaticVCores bounds static's argument before it is turned into
+// milli-vcores, so that no value can overflow.
+const maxStaticVCores = 1e12
+
 // buildStatic reads static's amount of vcores.
 func buildStatic(r *params.Reader) (sched.AdmissionFactory, error) {
 	arg, has := r.Arg("vcores kept for task containers, e.g. static:32")
@@ -75,8 +79,18 @@ func buildStatic(r *params.Reader) (sched.AdmissionFactory, error) {
 	if err != nil || vc < 0 || math.IsInf(vc, 0) || vc != vc {
 		return nil, fmt.Errorf("static: %q is not a non-negative number of vcores", arg)
 	}
+	if vc > maxStaticVCores {
+		return nil, fmt.Errorf("static: %s vcores is more than any cluster (at most %g)", arg, float64(maxStaticVCores))
+	}
 	milli := int64(math.Round(vc * resource.MilliPerVCore))
 	return func(v *sched.View) (sched.Admission, error) {
+		// A reservation larger than the cluster admits no job: refused
+		// against the cluster the core is built on. A live scheduler
+		// started before any node joined has no size to check yet.
+		if total := v.Cluster().Capacity()[resource.VCores]; total > 0 && milli > total {
+			return nil, fmt.Errorf("static:%s keeps more vcores for tasks than the cluster has (%s vcores): no job could be admitted",
+				arg, resource.FormatVCores(total))
+		}
 		return &Static{v: v, Reserve: milli}, nil
 	}, nil
 }

@@ -6,8 +6,10 @@ package experiments
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -84,9 +86,29 @@ func WriteSection(path string, e Experiment, body string) error {
 	default:
 		out = append(append(bytes.TrimRight(old, "\n"), "\n\n"...), section+"\n"...)
 	}
+	// Written beside the file and renamed into place; an error names the
+	// file asked for, not the temporary one.
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return err
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath drops the file name of a path or link error, leaving its cause.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

@@ -335,6 +335,14 @@ func (c *Core) Utilization() (area float64, lastTaskDone clock.Time) {
 	return c.utilAreaAtLastDone, c.lastTaskDone
 }
 
+// UtilizationUntil returns the integral of the dominant allocated share up to
+// t, no earlier than the last change of allocation, and the share held then:
+// what a run that stopped at t, deadlocked or not, held over its whole span
+// and at its stop.
+func (c *Core) UtilizationUntil(t clock.Time) (area, share float64) {
+	return c.utilArea + c.utilShare*float64(max(0, t-c.utilSince)), c.utilShare
+}
+
 func (c *Core) fail(err error) {
 	if c.err == nil {
 		c.err = err

@@ -312,7 +312,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 		s.q.push(w.Jobs[s.order[0]].Submit, evArrival, 0, nil)
 	}
 	if t := core.NextTick(-1); t != clock.Never {
-		s.q.push(t, evTick, 0, nil)
+		s.q.pushTick(t)
 	}
 	if opt.EveryHeartbeat && !s.ideal {
 		for i := range s.nodes {
@@ -500,7 +500,7 @@ func (s *simulator) handle(e *event) {
 		}
 		s.core.Tick(s.now)
 		if t := s.core.NextTick(s.now); t != clock.Never {
-			s.q.push(t, evTick, 0, nil)
+			s.q.pushTick(t)
 		}
 	case evNodeBeat:
 		s.nodeBeat(int(e.idx))
@@ -870,6 +870,7 @@ func (s *simulator) result() *Result {
 		Timeline: s.timeline,
 	}, Policy: s.core.Policy(), Admission: s.core.Admission()}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
+	r.EndArea, r.EndShare = s.core.UtilizationUntil(s.now)
 	if s.ext != nil {
 		s.ext.integrate(s.now)
 		r.ExternalUnmet = s.ext.unmet()

@@ -3,8 +3,10 @@ package workload
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,12 +49,13 @@ func Save(path string, w *Workload) (err error) {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return namePath(err, path)
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			err = namePath(err, path)
 		}
 	}()
 	var out io.Writer = tmp
@@ -79,6 +82,22 @@ func Save(path string, w *Workload) (err error) {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// namePath makes an error of writing the temporary file name the file the
+// user asked for: the temporary name is an internal detail, gone by the time
+// the user reads the message.
+func namePath(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = path
+		return err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &fs.PathError{Op: "rename", Path: path, Err: le.Err}
+	}
+	return err // not about a file: it names no temporary file either
 }
 
 // Write writes w in the given format. The output is deterministic and Parse

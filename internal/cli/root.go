@@ -28,6 +28,15 @@ type usageError struct{ error }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// checkParallel refuses -j below 1 when it was given: leaving it out means
+// one simulation per CPU, and 0 or less runs nothing.
+func checkParallel(cmd *cobra.Command, n int) error {
+	if cmd.Flags().Changed("parallel") && n < 1 {
+		return usagef("-j/--parallel must be at least 1, got %d (leave it out for one per CPU)", n)
+	}
+	return nil
+}
+
 // Main runs the command line and returns the exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)

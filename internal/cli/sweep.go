@@ -75,6 +75,9 @@ negative below, positive above) only comes with an AutoAdmin controller.`,
 			if seeds < 1 {
 				return usagef("--seeds must be at least 1")
 			}
+			if err := checkParallel(cmd, parallel); err != nil {
+				return err
+			}
 			for _, a := range append([]string{"none"}, with...) {
 				if err := runner.Check(runner.Spec{Policy: pol, Admission: a}); err != nil {
 					return usageError{err}
