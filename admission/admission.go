@@ -102,6 +102,11 @@ func (s *Static) Admit(j *sched.Job) bool {
 	return true
 }
 
+// JobAdopted counts the AM of a job admitted because its containers were
+// found running (a live scheduler's restart), as Admit counts the jobs it
+// lets in: its container's end returns it (ContainerChanged).
+func (s *Static) JobAdopted(j *sched.Job) { s.amHeld += j.Spec().AM[resource.VCores] }
+
 // ContainerChanged returns an AM's vcores to the pool when its container
 // ends. A reservation for an AM that is cancelled never held anything: the
 // job stays admitted and its AM still counts.
@@ -127,5 +132,6 @@ func (s *Static) WaitReason(j *sched.Job) string {
 var (
 	_ sched.Admission         = (*Static)(nil)
 	_ sched.ContainerObserver = (*Static)(nil)
+	_ sched.AdoptObserver     = (*Static)(nil)
 	_ sched.Explainer         = (*Static)(nil)
 )

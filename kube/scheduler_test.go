@@ -363,7 +363,7 @@ func TestPlacesAroundOtherSchedulersAndConstraints(t *testing.T) {
 	e.waitBound("ns/big-tolerant", "c")
 	e.staysUnbound("ns/big")
 	e.waitEvent("Normal Scheduled", "ns/p1 to b")
-	e.waitEvent("Warning FailedScheduling", "<8 vcores, 256 MB>")
+	e.waitEvent("Warning FailedScheduling", "<8 vcores, 256 MiB>")
 	e.onLoop(s, func() {
 		a := s.core.Cluster().Node(s.nodes["a"].id)
 		if got := a.External()[0]; got != 3000 {

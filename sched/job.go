@@ -85,6 +85,9 @@ type askLive struct {
 	keys     []string
 	class    string
 	eligible func(n *cluster.Node) bool
+	// unfit: the request fits no node that the constraints admit, so it
+	// is held (not allocatable) until the nodes change (Core.refit).
+	unfit bool
 }
 
 // Job returns the asking job.
@@ -118,6 +121,11 @@ func (a *Ask) Constrained() bool { return a.lv != nil && a.lv.eligible != nil }
 func (a *Ask) EligibleOn(n *cluster.Node) bool {
 	return n.Schedulable() && (a.lv == nil || a.lv.eligible == nil || a.lv.eligible(n))
 }
+
+// Unfit reports whether the ask's request fits the capacity of no node it
+// may use (its placement constraints admit), so that it waits, held, until
+// the nodes change: it holds no job back, and no policy is offered it.
+func (a *Ask) Unfit() bool { return a.lv != nil && a.lv.unfit }
 
 // Held returns how many containers the ask wants that are not allocatable in
 // the job's present state (and so not counted in Pending).

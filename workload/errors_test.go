@@ -181,9 +181,9 @@ jobs:
       - tasks: 1
         request: {vcores: 1, memory_mb: 1, gpus: 1}
         duration: 1
-`, `w.yaml:8: jobs[0].am: <8 vcores, 1 MB> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MB>)
-w.yaml:11: jobs[0].phases[0].request: <3 vcores, 10000 MB> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MB>)
-w.yaml:14: jobs[0].phases[1].request: <1 vcores, 1 MB, 1 gpus> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MB>)`},
+`, `w.yaml:8: jobs[0].am: <8 vcores, 1 MiB> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MiB>)
+w.yaml:11: jobs[0].phases[0].request: <3 vcores, 10000 MiB> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MiB>)
+w.yaml:14: jobs[0].phases[1].request: <1 vcores, 1 MiB, 1 gpus> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MiB>)`},
 		{"zero request and start_after", "w.yaml", "version: 1\n" + okCluster + `jobs:
   - id: a
     phases:

@@ -11,8 +11,10 @@ import (
 )
 
 // Controller is AutoAdmin as a spindle admission controller: the core asks
-// Admit for the first waiting job on every submission, node update, job end
-// and tick, which is ARC's waiting queue retried in order.
+// Admit for the first waiting job of each queue on every submission, node
+// update, job end and tick, which is ARC's waiting queue retried in order
+// (one queue per tenant: a job one tenant cannot start never holds back
+// another's).
 type Controller struct {
 	v        *sched.View
 	cfg      Config
@@ -434,9 +436,15 @@ func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerStat
 		c.amHeld = c.amHeld.Sub(ct.Request())
 	}
 	c.note()
-	if w := c.v.Waiting(); len(w) > 0 && !c.kicked && c.wouldAdmit(w[0]) {
-		c.kicked = true
-		c.v.Reconsider()
+	if c.waiting > 0 && !c.kicked {
+		c.v.AdmissionHeads(func(j *sched.Job) bool {
+			if c.wouldAdmit(j) {
+				c.kicked = true
+				c.v.Reconsider()
+				return false
+			}
+			return true
+		})
 	}
 }
 
