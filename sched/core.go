@@ -378,12 +378,12 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 		return nil, fmt.Errorf("job %s: negative AM request %v or demand %v", spec.Key, spec.AM, spec.Demand)
 	}
 	largest := c.cl.Largest()
-	if !spec.Open && !spec.AM.Fits(largest) {
+	if !spec.Open && !c.fitsPool(spec.AM, spec.Eligible) {
 		// An open job's AM may wait for a node that has not joined yet.
 		return nil, fmt.Errorf("job %s: AM request %v fits no node", spec.Key, spec.AM)
 	}
 	for k, p := range spec.Phases {
-		if p.Tasks <= 0 || p.Request.IsZero() || !p.Request.Fits(largest) {
+		if p.Tasks <= 0 || p.Request.IsZero() || !p.Request.Fits(largest) || !c.fitsPool(p.Request, spec.Eligible) {
 			return nil, fmt.Errorf("job %s phase %d: needs tasks > 0 and a non-zero request that fits a node", spec.Key, k)
 		}
 	}
@@ -401,6 +401,21 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 	c.nwaiting++
 	c.retryAdmission()
 	return j, nil
+}
+
+// fitsPool reports whether r fits the capacity of some node that eligible
+// admits (every node when it is nil); the simulator's jobs must, since its
+// nodes never change.
+func (c *Core) fitsPool(r resource.Vector, eligible func(*cluster.Node) bool) bool {
+	if eligible == nil {
+		return r.Fits(c.cl.Largest())
+	}
+	for i := range c.cl.NumNodes() {
+		if n := c.cl.Node(cluster.NodeID(i)); !n.Removed() && r.Fits(n.Capacity()) && eligible(n) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Core) lowerAccept(j *Job) {

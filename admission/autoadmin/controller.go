@@ -66,6 +66,12 @@ type Controller struct {
 	backlog  map[sched.JobID]int
 	backlogN int
 
+	// pools caches, by placement class, the nodes a job that may not use
+	// every node may use (pools.go); poolAsk keeps an ask of each class to
+	// derive it again after the cluster changes.
+	pools   map[string]*pool
+	poolAsk map[string]sched.Ask
+
 	rec recorder
 }
 
@@ -79,7 +85,7 @@ type nodeShape struct {
 // New returns a controller over the core's view.
 func New(v *sched.View, cfg Config) *Controller {
 	cl := v.Cluster()
-	c := &Controller{v: v, cfg: cfg, capacity: cl.Capacity(), ric: NewRIC(cl.NumNodes())}
+	c := &Controller{v: v, cfg: cfg, capacity: cl.Capacity(), ric: NewRIC(cl.NumNodes()), poolAsk: map[string]sched.Ask{}}
 	for i := range cl.NumNodes() {
 		nc := cl.Node(cluster.NodeID(i)).Capacity()
 		k := slices.IndexFunc(c.shapes, func(s nodeShape) bool { return s.capacity == nc })
@@ -99,6 +105,7 @@ func New(v *sched.View, cfg Config) *Controller {
 	}
 	if cfg.Guard {
 		c.guard = newGuard(cl, sustainedLoad(v.LoadForecast()), v.LoadForecast() != nil)
+		c.guard.poolNodes = c.poolNodes
 		if cfg.HoldEarly {
 			c.held = newHolds(cl.NumNodes())
 			c.guard.sizes = true
@@ -130,7 +137,7 @@ func (c *Controller) predict() (capacity, reserve resource.Vector) {
 		if in.Known && c.cfg.Demand && c.demandJobs > 0 {
 			in.AvgTC = float64(c.demandSum[d]) / float64(c.demandJobs)
 		}
-		if !in.Known && c.cfg.ColdStart && c.declN > 0 {
+		if !in.Known && c.cfg.ColdStart && c.declN > 0 && c.declTC[d] > 0 {
 			in.Known = true
 			in.AvgAM = float64(c.declAM[d]) / float64(c.declN)
 			in.AvgTC = float64(c.declTC[d]) / float64(c.declN)
@@ -209,12 +216,18 @@ func (c *Controller) wouldAdmit(j *sched.Job) bool {
 	if !c.admissible(j.Spec().AM) {
 		return false
 	}
+	p := c.poolOf(j)
+	if p.key != "" {
+		if _, _, ok := c.poolTest(p, j.Spec().AM); !ok {
+			return false
+		}
+	}
 	if c.backlog != nil && c.backlogN > c.v.Cluster().NumNodes() {
 		return false
 	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		return c.guard.safe(j.Spec().AM, c.tasks, c.heldOf(j))
+		return c.guard.safe(j.Spec().AM, c.tasks, c.heldOf(j), p.key)
 	}
 	return true
 }
@@ -245,7 +258,7 @@ func (c *Controller) Admit(j *sched.Job) bool {
 	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		c.guard.admit(am, c.tasks, c.heldOf(j))
+		c.guard.admit(am, c.tasks, c.heldOf(j), c.poolOf(j).key)
 		if c.held != nil {
 			c.held.admit(j)
 		}
@@ -278,7 +291,7 @@ func (c *Controller) JobFinished(j *sched.Job) {
 	c.followBacklog(j)
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		c.guard.finish(c.tasks)
+		c.guard.finish(c.tasks, c.poolOf(j).key)
 	}
 	if c.held != nil {
 		c.held.finish(j, c.touch)
@@ -600,4 +613,5 @@ var (
 	_ sched.AdoptObserver     = (*Controller)(nil)
 	_ sched.Explainer         = (*Controller)(nil)
 	_ sched.Reporter          = (*Controller)(nil)
+	_ sched.ClusterObserver   = (*Controller)(nil)
 )
