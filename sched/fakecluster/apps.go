@@ -27,8 +27,8 @@ type App struct {
 	AdoptOn string
 
 	submitted, asked, done bool
-	completed                int
-	age                      map[string]int
+	completed              int
+	age                    map[string]int
 }
 
 // Done reports whether the app has exited.
