@@ -109,18 +109,21 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	if err != nil {
 		return err
 	}
-	client, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler")
+	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	// Both clients wait out an apiserver outage and go on the moment it
+	// answers, rather than backing off through it (kube.Reconnect).
+	rc := &kube.Reconnect{Log: log}
+	client, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler", rc)
 	if err != nil {
 		return err
 	}
 	// Events and PodScheduled conditions go through a client of their own,
 	// with its own rate limiter (as kube-scheduler's Events do), so that
 	// what the scheduler says about waiting pods never slows its bindings.
-	statusClient, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler-status")
+	statusClient, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler-status", rc)
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	rec := observe.NewRecorder(observe.Options{})
 	s, err := kube.New(kube.Options{
 		Client: client, StatusClient: statusClient, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af, AdmissionName: f.admission,
@@ -212,7 +215,7 @@ func runLeader(ctx context.Context, client kubernetes.Interface, f *scheduleFlag
 
 // scheduleClient builds a client from a kubeconfig file, $KUBECONFIG, or
 // the in-cluster configuration, in that order.
-func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string) (*kubernetes.Clientset, error) {
+func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string, rc *kube.Reconnect) (*kubernetes.Clientset, error) {
 	if kubeconfig == "" {
 		kubeconfig = os.Getenv("KUBECONFIG")
 	}
@@ -225,6 +228,9 @@ func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string)
 	}
 	cfg.QPS, cfg.Burst = qps, burst
 	cfg.UserAgent = userAgent
+	if rc != nil {
+		rc.Wrap(cfg)
+	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
