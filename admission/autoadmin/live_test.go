@@ -94,3 +94,46 @@ func TestAdoptedAMsCount(t *testing.T) {
 		}
 	}
 }
+
+// TestSparkBurst is the burst on a fake cluster: 40 Spark
+// applications at once, each a 1 CPU / 1408 MiB driver that asks for 4
+// executors of the same size once it runs, on four nodes of 8 CPUs and
+// 32 GiB. Without admission control fair fills the 32 CPUs with drivers
+// (its max_am_share counts memory, in which the drivers are small) and no
+// executor ever runs; under autoadmin every application finishes.
+func TestSparkBurst(t *testing.T) {
+	spark := resource.New(1, 1408)
+	for _, c := range []struct {
+		adm    string
+		finish bool
+	}{{"none", false}, {"autoadmin", true}, {"autoadmin+", true}} {
+		t.Run(c.adm, func(t *testing.T) {
+			nodes := []resource.Vector{resource.New(8, 32768), resource.New(8, 32768), resource.New(8, 32768), resource.New(8, 32768)}
+			fc, err := fakecluster.New(fakecluster.Config{Policy: "fair", Admission: c.adm, Nodes: nodes, NodeNames: []string{"n0", "n1", "n2", "n3"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var apps []*fakecluster.App
+			for i := range 40 {
+				apps = append(apps, &fakecluster.App{Job: fmt.Sprint("app-", i), AM: spark, Exec: spark, Execs: 4, Steps: 5})
+			}
+			rounds, err := fc.Play(apps, 600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := 0
+			for _, a := range apps {
+				if a.Done() {
+					done++
+				}
+			}
+			if c.finish && done != 40 {
+				t.Fatalf("%d of 40 applications finished in %d rounds:\n%s", done, rounds, fc.State())
+			}
+			if !c.finish && done != 0 {
+				t.Fatalf("without admission control %d applications finished; the burst should deadlock", done)
+			}
+			t.Logf("%s: %d of 40 finished in %d rounds", c.adm, done, rounds)
+		})
+	}
+}

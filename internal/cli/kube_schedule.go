@@ -50,9 +50,18 @@ job's queue is its spindle.io/queue label, else its namespace, mapped to the
 queues of --config (YAML: queues with capacity and max_capacity, and a
 default_queue). A node offers its allocatable less what pods of other
 schedulers request on it; nodeSelector, required node affinity, taints and
-tolerations, cordoned and NotReady nodes are respected. Executors are never
-bound before their driver runs; a driver held by admission control stays
-Pending with PodScheduled=False and an Event saying what it waits for.
+tolerations, cordoned and NotReady nodes are respected, and so is each
+node's pods allocatable. Executors are never bound before their driver runs;
+a driver held by admission control stays Pending with PodScheduled=False and
+an Event saying what it waits for.
+
+Admission control is AutoAdmin unless -a says otherwise: it admits a driver
+only while the drivers leave room for executors, which is what keeps a burst
+of Spark applications from filling the cluster with drivers whose executors
+can never run (binding executors only after their driver runs does not
+prevent that). -a none turns it off. A job whose driver fits no node waits
+without holding back any other, and each queue is admitted in its own
+order.
 
 No state is kept outside the apiserver: on start the scheduler lists nodes
 and pods and adopts the pods already bound, so a restart loses nothing and
@@ -69,7 +78,7 @@ is used.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else the in-cluster configuration)")
 	fl.StringVarP(&f.policy, "policy", "p", "", "scheduling policy, e.g. fifo, fair, drf, dress (see 'spindle policies')")
-	fl.StringVarP(&f.admission, "admission", "a", "none", "admission controller: none, static:<vcores>, autoadmin (see 'spindle policies')")
+	fl.StringVarP(&f.admission, "admission", "a", "autoadmin", "admission controller: autoadmin (the default: it keeps room for executors so that a burst of drivers cannot deadlock the cluster), autoadmin+, static:<vcores>, or none (no protection; see 'spindle policies')")
 	fl.StringVar(&f.config, "config", "", "configuration file (YAML): queues with capacity and max_capacity, default_queue")
 	fl.StringVar(&f.name, "scheduler-name", "spindle", "schedule the pods whose spec.schedulerName is this")
 	fl.BoolVar(&f.leaderElect, "leader-elect", false, "take a coordination.k8s.io Lease before scheduling, so that several replicas can run")
