@@ -261,9 +261,9 @@ func (s *Scheduler) waitReason(ps *podState) string {
 	if a := askOf(ps); a != nil && a.Unfit() {
 		return "it fits no node: " + s.nodeVerdict(ps, false).msg
 	}
-	if v := s.nodeVerdict(ps, true); v.available == 0 {
+	v := s.nodeVerdict(ps, true)
+	if v.available == 0 {
 		return v.msg
-	} else {
-		return fmt.Sprintf("%s policy %s has not placed it yet (queue %s; it requests %s)", v.msg, s.o.PolicyName, q, formatRequest(ps.req))
 	}
+	return fmt.Sprintf("%s policy %s has not placed it yet (queue %s; it requests %s)", v.msg, s.o.PolicyName, q, formatRequest(ps.req))
 }
