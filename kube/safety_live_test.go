@@ -344,3 +344,37 @@ func TestLiveSparkBurstDeadlocksWithoutAdmission(t *testing.T) {
 		t.Errorf("-a none: %d drivers running, %d applications finished; want the deadlock docs/kube.md describes (32 drivers, none finished)", drivers, finished)
 	}
 }
+
+// TestLiveQueuesAdmitIndependently: admission takes each queue's jobs in
+// submission order, and a job that one queue cannot start holds back no
+// other queue's. With static:26 on 32 CPUs, team-a's first 4-CPU driver is
+// admitted (32 − 0 − 4 ≥ 26) and its second refused (32 − 4 − 4 < 26); a
+// 1-CPU driver of team-b, submitted after it, is admitted (32 − 4 − 1 ≥
+// 26), where one FIFO for all would have held it behind team-a's.
+func TestLiveQueuesAdmitIndependently(t *testing.T) {
+	c := kubetest.Start(t, kubetest.Options{Nodes: 4, NodeCPU: "8", NodeMemory: "32Gi"})
+	l := &liveEnv{t: t, c: c, cs: c.Client, ctx: context.Background()}
+	bin := buildSpindle(t)
+	cfg := t.TempDir() + "/queues.yaml"
+	if err := os.WriteFile(cfg, []byte("queues:\n  - {name: team-a, capacity: 0.5}\n  - {name: team-b, capacity: 0.5}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run("spindle", bin, "kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fair", "-a", "static:26", "--config", cfg, "--http-address", "off"); err != nil {
+		t.Fatal(err)
+	}
+	l.namespace("team-a", "team-b")
+	a1 := l.create(sparkDriverPod("team-a", "a1", "4", "4Gi"))
+	l.waitPhase("team-a", a1.Name, v1.PodRunning, 30*time.Second)
+	l.create(sparkDriverPod("team-a", "a2", "4", "4Gi"))
+	l.waitCondition("team-a", "a2-driver", "static reservation")
+	b1 := l.create(sparkDriverPod("team-b", "b1", "1", "1408Mi"))
+	l.waitPhase("team-b", b1.Name, v1.PodRunning, 30*time.Second)
+	if p := l.get("team-a", "a2-driver"); p.Spec.NodeName != "" {
+		t.Errorf("a2 bound to %s against the reservation", p.Spec.NodeName)
+	}
+	// Inside team-a, order holds: a 1-CPU driver after a2 waits behind it.
+	l.create(sparkDriverPod("team-a", "a3", "1", "1408Mi"))
+	if msg := l.waitCondition("team-a", "a3-driver", "waits behind"); !strings.Contains(msg, "number 2 in queue team-a: waits behind job team-a/spark-a2") {
+		t.Errorf("a3 says %q", msg)
+	}
+}
