@@ -29,7 +29,7 @@ var builtin = params.NewRegistry("admission controller",
 		Build:   buildStatic},
 	autoadminEntry("autoadmin", autoadmin.Default(),
 		"AutoAdmin (Yang et al. 2018): predict the reservation R_R for task containers from the average AM and task sizes "+
-			"running (40 % floor, scale-up, 40 % while idle), and admit a job only while C_R − AMs − AM_J ≥ R_R; waiting jobs retried in order. "+
+			"running (40 % floor, scale-up, 40 % while idle), and admit a job only while C_R − AMs − AM_J ≥ R_R (also on the nodes the job may use, when it may not use all); waiting jobs retried in order, each queue on its own. "+
 			"By default R_R is kept in vcores and memory and a guard admits a job only if every task shape keeps a node with room beside the AMs "+
 			"wherever they land (deadlock-free while every task ends on its own: not with reduces at slow-start unless hold_early=true; docs/autoadmin.md); "+
 			"dims=vcores,guard=false is the paper's literal rule"),
