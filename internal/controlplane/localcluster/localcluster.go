@@ -156,7 +156,6 @@ type Process struct {
 	path   string
 	args   []string
 	detach bool
-	starts int
 }
 
 // Start brings up a control plane in dir from the binaries in bin. On error
@@ -517,7 +516,6 @@ func (c *Cluster) Restart(ctx context.Context, p *Process) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	np.starts = p.starts + 1
 	// start1 appended the new process; it takes the old one's place, so
 	// Stop keeps its order.
 	c.Procs[i] = np
