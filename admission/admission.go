@@ -29,7 +29,7 @@ var builtin = params.NewRegistry("admission controller",
 		Build:   buildStatic},
 	autoadminEntry("autoadmin", autoadmin.Default(),
 		"AutoAdmin (Yang et al. 2018): predict the reservation R_R for task containers from the average AM and task sizes "+
-			"running (40 % floor, scale-up, 40 % while idle), and admit a job only while C_R − AMs − AM_J ≥ R_R; waiting jobs retried in order. "+
+			"running (40 % floor, scale-up, 40 % while idle), and admit a job only while C_R − AMs − AM_J ≥ R_R (also on the nodes the job may use, when it may not use all); waiting jobs retried in order, each queue on its own. "+
 			"By default R_R is kept in vcores and memory and a guard admits a job only if every task shape keeps a node with room beside the AMs "+
 			"wherever they land (deadlock-free while every task ends on its own: not with reduces at slow-start unless hold_early=true; docs/autoadmin.md); "+
 			"dims=vcores,guard=false is the paper's literal rule"),
@@ -116,6 +116,11 @@ func (s *Static) Admit(j *sched.Job) bool {
 	return true
 }
 
+// JobAdopted counts the AM of a job admitted because its containers were
+// found running (a live scheduler's restart), as Admit counts the jobs it
+// lets in: its container's end returns it (ContainerChanged).
+func (s *Static) JobAdopted(j *sched.Job) { s.amHeld += j.Spec().AM[resource.VCores] }
+
 // ContainerChanged returns an AM's vcores to the pool when its container
 // ends. A reservation for an AM that is cancelled never held anything: the
 // job stays admitted and its AM still counts.
@@ -141,5 +146,6 @@ func (s *Static) WaitReason(j *sched.Job) string {
 var (
 	_ sched.Admission         = (*Static)(nil)
 	_ sched.ContainerObserver = (*Static)(nil)
+	_ sched.AdoptObserver     = (*Static)(nil)
 	_ sched.Explainer         = (*Static)(nil)
 )

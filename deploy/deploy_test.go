@@ -409,3 +409,24 @@ func TestSparkSubmitConfUsesSpindle(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentKeepsAdmissionControl: the admission controller the
+// Deployment runs (-a, else the command's default, autoadmin) must be one
+// that keeps a burst of drivers from filling the cluster: never none.
+func TestDeploymentKeepsAdmissionControl(t *testing.T) {
+	m := load(t)
+	d := m.get(t, "Deployment", "spindle-system", "spindle").(*appsv1.Deployment)
+	args := d.Spec.Template.Spec.Containers[0].Args
+	adm := "autoadmin" // kube schedule's default
+	for i, a := range args {
+		switch {
+		case (a == "-a" || a == "--admission") && i+1 < len(args):
+			adm = args[i+1]
+		case strings.HasPrefix(a, "--admission="):
+			adm = strings.TrimPrefix(a, "--admission=")
+		}
+	}
+	if !strings.HasPrefix(adm, "autoadmin") {
+		t.Errorf("the Deployment runs admission %q; a burst of Spark drivers can then deadlock the cluster (docs/kube.md)", adm)
+	}
+}

@@ -108,6 +108,10 @@ type Scheduler struct {
 	// request there; foreign maps such pods to where they count.
 	external map[string]resource.Vector
 	foreign  map[string]foreignPod
+	// foreignPods counts, per node name, the pods spindle does not
+	// schedule that are bound there and not finished: they take slots of
+	// the node's "pods" allocatable.
+	foreignPods map[string]int
 
 	// Work the core asked for during a call, done after it returns: the
 	// core is never re-entered from its own callbacks.
@@ -133,6 +137,11 @@ type Scheduler struct {
 	// offerAt is when the current pass of node offers began: a decision's
 	// latency is counted from it.
 	offerAt time.Time
+	// verdicts and positions cache, for one status refresh, why pods of
+	// one shape fit no node now and where waiting jobs stand in their
+	// queues (explain.go).
+	verdicts  map[explainKey]nodeVerdict
+	positions map[*sched.Job]int
 }
 
 type nodeState struct {
@@ -142,6 +151,7 @@ type nodeState struct {
 	node   *v1.Node
 	cap    resource.Vector
 	schedu bool
+	slots  int // the "pods" allocatable; 0: none reported
 }
 
 // podPhase is where one of our pods is, as the driver tracks it.
@@ -237,7 +247,7 @@ func New(o Options) (*Scheduler, error) {
 	s := &Scheduler{
 		o: o, queue: newWorkQueue(),
 		nodes: map[string]*nodeState{}, pods: map[string]*podState{}, jobs: map[string]*jobState{},
-		jobGen: map[string]int{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{},
+		jobGen: map[string]int{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{}, foreignPods: map[string]int{},
 		results: make(chan apiResult, o.BindWorkers), tasks: make(chan apiTask), statusTasks: make(chan apiTask), calls: make(chan func()), stopped: make(chan struct{}),
 		nextTick: clock.Never,
 	}

@@ -363,7 +363,9 @@ func TestPlacesAroundOtherSchedulersAndConstraints(t *testing.T) {
 	e.waitBound("ns/big-tolerant", "c")
 	e.staysUnbound("ns/big")
 	e.waitEvent("Normal Scheduled", "ns/p1 to b")
-	e.waitEvent("Warning FailedScheduling", "<8 vcores, 256 MB>")
+	// Bigger than a and b, and c's taint is not tolerated: kube-scheduler's
+	// words, counted per node.
+	e.waitEvent("Warning FailedScheduling", "it fits no node: 0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: big}, 2 Insufficient cpu.")
 	e.onLoop(s, func() {
 		a := s.core.Cluster().Node(s.nodes["a"].id)
 		if got := a.External()[0]; got != 3000 {
@@ -427,7 +429,7 @@ func TestAdmissionHoldsDriverWithConditionAndEvent(t *testing.T) {
 	e.add(mkPod("spark", "exec-1", "1", executor("app-1")))
 	e.staysUnbound("spark/drv")
 	e.staysUnbound("spark/exec-1")
-	ev := e.waitEvent("Warning FailedScheduling", "job spark/app-1 waits for admission: static reservation: 4 of 4 vcores kept for tasks")
+	ev := e.waitEvent("Warning FailedScheduling", "job spark/app-1 waits for admission, number 1 in queue default: static reservation: 4 of 4 vcores kept for tasks")
 	t.Logf("event: %s", ev)
 	e.waitFor("PodScheduled=False on the driver", func() bool {
 		for _, c := range e.pod("spark/drv").Status.Conditions {
@@ -795,7 +797,7 @@ func TestAutoAdminExplainsWaitingDriver(t *testing.T) {
 	for i := range 4 {
 		e.add(mkPod("spark", fmt.Sprintf("drv-%d", i), "1", driver(fmt.Sprintf("app-%d", i))))
 	}
-	ev := e.waitEvent("FailedScheduling", "waits for admission: AutoAdmin: vcores", "reserve R_R")
+	ev := e.waitEvent("FailedScheduling", "waits for admission, number 1 in queue default: AutoAdmin: vcores", "reserve R_R")
 	t.Logf("event: %s", ev)
 	e.onLoop(s, func() {
 		if s.core.WaitingJobs() == 0 {

@@ -106,10 +106,13 @@ func (c *Core) checkAsks(j *Job) error {
 		if a.held > 0 && allocatable(a) {
 			return fmt.Errorf("job %s ask %d: %d held while allocatable", j.key, i-1, a.held)
 		}
-		if j.spec.Open != (a.lv != nil) {
+		if j.spec.Open != (a.lv != nil) && (j.spec.Open || j.spec.Eligible == nil) {
 			return fmt.Errorf("job %s ask %d: open %v but live request state %v", j.key, i-1, j.spec.Open, a.lv != nil)
 		}
-		if a.lv == nil {
+		if !j.spec.Open {
+			if a.lv != nil && (len(a.lv.keys) > 0 || a.lv.unfit) {
+				return fmt.Errorf("job %s ask %d: a simulated job's ask with request keys or held as fitting no node", j.key, i-1)
+			}
 			continue
 		}
 		if len(a.lv.keys) != a.Pending+a.held {

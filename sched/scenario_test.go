@@ -24,11 +24,12 @@ import (
 //
 //	new [policy=P] [admission=A] [queues=a,b] [maxam=N] [nodes=n0:4:4096,...]
 //	node add|capacity|held name=N res=CPU:MEM · node remove|cordon|uncordon name=N
+//	node name=N slots=S [held=H] · node name=N pool=P
 //	submit job=J [am=CPU:MEM] [queue=Q] [demand=CPU:MEM] [phases=TASKSxCPU:MEM,...] (with phases: a simulated job)
-//	ask job=J key=K res=CPU:MEM [class=C] [only=n1,n2] [am]
+//	ask job=J key=K res=CPU:MEM [class=C] [only=n1,n2] [pool=P] [am]
 //	cancel job=J key=K · endjob job=J · run key=K · end key=K state=S · refuse key=K
 //	adopt job=J key=K node=N res=CPU:MEM [am]
-//	advance by=DURATION · state
+//	advance by=DURATION · state · why job=J (the core's WaitReason)
 //
 // Every command prints what the core asked of the cluster (launches, lost
 // containers) and any error the core returned.
@@ -76,10 +77,16 @@ var states = map[string]sched.ContainerState{
 	"preempted": sched.Preempted, "lost": sched.Lost, "running": sched.Running, "acquired": sched.Acquired,
 }
 
+// pools are the nodes' pools, by node name, that "ask pool=P" requests
+// are constrained to; "node name=N pool=P" changes one and tells the core
+// (ConstraintsChanged), as a live driver does when a node's labels change.
+var pools = map[string]string{}
+
 func step(fcp **fakecluster.Cluster, c *datadriven.Case) ([]string, error) {
 	fc := *fcp
 	switch c.Cmd {
 	case "new":
+		clear(pools)
 		cfg := fakecluster.Config{Policy: c.Get("policy", ""), Admission: c.Get("admission", "")}
 		for _, q := range c.List("queues") {
 			cfg.Queues = append(cfg.Queues, sched.QueueSpec{Name: q, Capacity: 1 / float64(len(c.List("queues"))), MaxCapacity: 1})
@@ -123,6 +130,20 @@ func step(fcp **fakecluster.Cluster, c *datadriven.Case) ([]string, error) {
 				return nil, err
 			}
 			return nil, fc.Core.SetNodeCapacity(fc.Now, n.ID(), v)
+		case c.Has("slots"):
+			var slots, held int
+			if _, err := fmt.Sscan(c.Get("slots", ""), &slots); err != nil {
+				return nil, fmt.Errorf("%s: slots: %w", c.Pos, err)
+			}
+			if h := c.Get("held", ""); h != "" {
+				if _, err := fmt.Sscan(h, &held); err != nil {
+					return nil, fmt.Errorf("%s: held: %w", c.Pos, err)
+				}
+			}
+			return nil, fc.Core.SetNodeSlots(fc.Now, n.ID(), slots, held)
+		case c.Has("pool"):
+			pools[name] = c.Get("pool", "")
+			return nil, fc.Core.ConstraintsChanged(fc.Now, n.ID())
 		case c.Has("held"):
 			v, err := vec(c, "res")
 			if err != nil {
@@ -167,6 +188,9 @@ func step(fcp **fakecluster.Cluster, c *datadriven.Case) ([]string, error) {
 		if only := c.List("only"); only != nil {
 			r.Eligible = func(n *cluster.Node) bool { return slices.Contains(only, n.Name()) }
 		}
+		if pool := c.Get("pool", ""); pool != "" {
+			r.Eligible = func(n *cluster.Node) bool { return pools[n.Name()] == pool }
+		}
 		return nil, fc.Ask(c.Get("job", ""), r)
 	case "cancel", "endjob":
 		j, err := fc.Job(c.Get("job", ""))
@@ -205,6 +229,12 @@ func step(fcp **fakecluster.Cluster, c *datadriven.Case) ([]string, error) {
 		return nil, nil
 	case "state":
 		return nil, nil
+	case "why":
+		j, err := fc.Job(c.Get("job", ""))
+		if err != nil {
+			return nil, err
+		}
+		return []string{fc.Core.WaitReason(j)}, nil
 	}
 	return nil, fmt.Errorf("%s: unknown command %q", c.Pos, c.Cmd)
 }

@@ -169,6 +169,8 @@ type simulator struct {
 	sw     sweep
 
 	est *estimator
+	// pools are the node pools' placement predicates; nil without pools.
+	pools *pools
 
 	// probeQueued says a heartbeat is queued to retry admission (see
 	// probe).
@@ -242,6 +244,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 		}
 	}
 	n := len(caps)
+	s.pools = newPools(w)
 	s.est = newEstimator(opt.Estimates, opt.Seed, caps)
 	s.nodes = make([]nodeState, n)
 	for i := range s.nodes {
@@ -541,6 +544,7 @@ func (s *simulator) arrive() {
 		p := &wj.Phases[k]
 		spec.Phases[k] = sched.PhaseSpec{Name: p.Name, Tasks: p.Tasks, Request: p.Request, StartAfter: p.StartAfter}
 	}
+	s.pools.place(spec, s.w, wj)
 	s.jobs = append(s.jobs, jobState{w: wj, beatAt: -1, lastBeat: -1, done: make([]int32, len(wj.Phases))})
 	j, err := s.core.Submit(s.now, spec)
 	if err != nil {

@@ -50,9 +50,18 @@ job's queue is its spindle.io/queue label, else its namespace, mapped to the
 queues of --config (YAML: queues with capacity and max_capacity, and a
 default_queue). A node offers its allocatable less what pods of other
 schedulers request on it; nodeSelector, required node affinity, taints and
-tolerations, cordoned and NotReady nodes are respected. Executors are never
-bound before their driver runs; a driver held by admission control stays
-Pending with PodScheduled=False and an Event saying what it waits for.
+tolerations, cordoned and NotReady nodes are respected, and so is each
+node's pods allocatable. Executors are never bound before their driver runs;
+a driver held by admission control stays Pending with PodScheduled=False and
+an Event saying what it waits for.
+
+Admission control is AutoAdmin unless -a says otherwise: it admits a driver
+only while the drivers leave room for executors, which is what keeps a burst
+of Spark applications from filling the cluster with drivers whose executors
+can never run (binding executors only after their driver runs does not
+prevent that). -a none turns it off. A job whose driver fits no node waits
+without holding back any other, and each queue is admitted in its own
+order.
 
 No state is kept outside the apiserver: on start the scheduler lists nodes
 and pods and adopts the pods already bound, so a restart loses nothing and
@@ -69,7 +78,7 @@ is used.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else the in-cluster configuration)")
 	fl.StringVarP(&f.policy, "policy", "p", "", "scheduling policy, e.g. fifo, fair, drf, dress (see 'spindle policies')")
-	fl.StringVarP(&f.admission, "admission", "a", "none", "admission controller: none, static:<vcores>, autoadmin (see 'spindle policies')")
+	fl.StringVarP(&f.admission, "admission", "a", "autoadmin", "admission controller: autoadmin (the default: it keeps room for executors so that a burst of drivers cannot deadlock the cluster), autoadmin+, static:<vcores>, or none (no protection; see 'spindle policies')")
 	fl.StringVar(&f.config, "config", "", "configuration file (YAML): queues with capacity and max_capacity, default_queue")
 	fl.StringVar(&f.name, "scheduler-name", "spindle", "schedule the pods whose spec.schedulerName is this")
 	fl.BoolVar(&f.leaderElect, "leader-elect", false, "take a coordination.k8s.io Lease before scheduling, so that several replicas can run")
@@ -109,18 +118,21 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	if err != nil {
 		return err
 	}
-	client, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler")
+	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	// Both clients wait out an apiserver outage and go on the moment it
+	// answers, rather than backing off through it (kube.Reconnect).
+	rc := &kube.Reconnect{Log: log}
+	client, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler", rc)
 	if err != nil {
 		return err
 	}
 	// Events and PodScheduled conditions go through a client of their own,
 	// with its own rate limiter (as kube-scheduler's Events do), so that
 	// what the scheduler says about waiting pods never slows its bindings.
-	statusClient, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler-status")
+	statusClient, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler-status", rc)
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	rec := observe.NewRecorder(observe.Options{})
 	s, err := kube.New(kube.Options{
 		Client: client, StatusClient: statusClient, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af, AdmissionName: f.admission,
@@ -212,7 +224,7 @@ func runLeader(ctx context.Context, client kubernetes.Interface, f *scheduleFlag
 
 // scheduleClient builds a client from a kubeconfig file, $KUBECONFIG, or
 // the in-cluster configuration, in that order.
-func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string) (*kubernetes.Clientset, error) {
+func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string, rc *kube.Reconnect) (*kubernetes.Clientset, error) {
 	if kubeconfig == "" {
 		kubeconfig = os.Getenv("KUBECONFIG")
 	}
@@ -225,6 +237,9 @@ func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string)
 	}
 	cfg.QPS, cfg.Burst = qps, burst
 	cfg.UserAgent = userAgent
+	if rc != nil {
+		rc.Wrap(cfg)
+	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)

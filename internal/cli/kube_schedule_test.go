@@ -97,3 +97,12 @@ func TestLeaderElectionOneReplicaSchedules(t *testing.T) {
 		t.Fatalf("lease = %+v, %v", lease, err)
 	}
 }
+
+// TestKubeScheduleDefaultAdmissionIsAutoAdmin: what a user gets without
+// asking must prevent the burst-of-drivers deadlock (docs/kube.md).
+func TestKubeScheduleDefaultAdmissionIsAutoAdmin(t *testing.T) {
+	fl := newKubeSchedule().Flags().Lookup("admission")
+	if fl == nil || fl.DefValue != "autoadmin" {
+		t.Fatalf("-a defaults to %v, want autoadmin", fl)
+	}
+}

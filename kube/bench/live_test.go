@@ -82,7 +82,9 @@ func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, bu
 	t.Helper()
 	// The status server is off: the default port may be taken by another
 	// scheduler on the machine, and the benchmark reads nothing from it.
-	args := []string{"kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fifo", "--log-level", "warn", "--http-address", "off"}
+	// -a none: the benchmark measures placement against kube-scheduler,
+	// which admits nothing; kube schedule's default is autoadmin.
+	args := []string{"kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fifo", "-a", "none", "--log-level", "warn", "--http-address", "off"}
 	if qps > 0 {
 		args = append(args, "--qps", fmt.Sprint(qps), "--burst", strconv.Itoa(burst))
 	}

@@ -36,6 +36,7 @@ var uiFiles embed.FS
 //	/readyz            200 when ready (see Ready), else 503
 //	/api/v1/status     policy, admission, role, sync state, policy gauges
 //	/api/v1/jobs       JobStatus items
+//	/api/v1/pods       PodStatus items: the pending pods, their queue position and why they wait
 //	/api/v1/queues     QueueStatus items
 //	/api/v1/nodes      NodeStatus items
 //	/api/v1/decisions  the last placements, oldest first
@@ -81,6 +82,7 @@ func (r *Recorder) Handler() http.Handler {
 			Gauges: orEmpty(s.Gauges), Jobs: len(s.Jobs), Queues: len(s.Queues), Nodes: len(s.Nodes)}
 	})
 	api("/api/v1/jobs", func(s *Snapshot) any { return nonNil(s.Jobs) })
+	api("/api/v1/pods", func(s *Snapshot) any { return nonNil(s.Pods) })
 	api("/api/v1/queues", func(s *Snapshot) any { return nonNil(s.Queues) })
 	api("/api/v1/nodes", func(s *Snapshot) any { return nonNil(s.Nodes) })
 	api("/api/v1/decisions", func(s *Snapshot) any { return nonNil(s.Decisions) })

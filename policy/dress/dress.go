@@ -274,6 +274,11 @@ func (p *Policy) JobSubmitted(j *sched.Job) {
 		info.demand = max(info.demand, int64(ph.Tasks)*p.m.size(ph.Request))
 	}
 	info.demand += info.am
+	if j.Open() {
+		// A live application declares no phases: its declared peak, AM
+		// included, when it gives one, else its AM alone.
+		info.demand = max(p.m.size(j.Demand()), info.am)
+	}
 	for int(j.ID()) >= len(p.jobs) {
 		p.jobs = append(p.jobs, jobInfo{})
 	}
@@ -574,6 +579,9 @@ func (p *Policy) remaining(j *sched.Job) int64 {
 	if j.State() == sched.Finished {
 		return 0
 	}
+	if j.Open() {
+		return p.remainingOpen(j)
+	}
 	started := false
 	for k := range j.Spec().Phases {
 		if j.Phase(k).Allocated > 0 {
@@ -593,6 +601,32 @@ func (p *Policy) remaining(j *sched.Job) int64 {
 		if a := &j.Asks()[i]; a.Pending > 0 {
 			r += int64(a.Pending) * p.m.size(a.Request)
 		}
+	}
+	return r
+}
+
+// remainingOpen is remaining for a live application, which declares no
+// phases and asks as it goes: what its requests want now, pending or held
+// until its driver runs (its driver's own included while it waits), or,
+// before it has asked for any executor, its declared demand less its
+// running driver. Counting only declared phases, as for a simulated job,
+// would leave a running driver's executors out of Algorithm 3 altogether:
+// with nothing else pending, δ then shrinks to delta_min and the small
+// pool, holding the driver, has no room left for its executors.
+func (p *Policy) remainingOpen(j *sched.Job) int64 {
+	var r int64
+	asks := j.Asks()
+	for i := range asks {
+		a := &asks[i]
+		r += int64(a.Pending+a.Held()) * p.m.size(a.Request)
+	}
+	if len(asks) == 1 { // no executor asked for yet
+		info := p.jobs[j.ID()]
+		declared := info.demand
+		if j.AM() != nil {
+			declared -= info.am
+		}
+		r = max(r, declared)
 	}
 	return r
 }
