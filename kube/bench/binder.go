@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +37,8 @@ type Binder struct {
 	bound, failed atomic.Int64
 }
 
-// Bound and Failed count the binder's answered bindings.
+// Bound and Failed count the binder's answered bindings (a failed one is
+// tried again).
 func (b *Binder) Bound() int64  { return b.bound.Load() }
 func (b *Binder) Failed() int64 { return b.failed.Load() }
 
@@ -81,6 +83,18 @@ func (b *Binder) Run(ctx context.Context) error {
 		return fmt.Errorf("bench binder: %w", err)
 	}
 	nodeInf := nodes.Informer()
+	// A binding that fails (no node seen yet, a conflict, a timeout) is
+	// tried again a moment later against the pod's latest version.
+	retry := func(p *corev1.Pod) {
+		time.AfterFunc(100*time.Millisecond, func() {
+			mu.Lock()
+			delete(seen, p.UID)
+			mu.Unlock()
+			if latest, err := pods.Lister().Pods(p.Namespace).Get(p.Name); err == nil && latest.UID == p.UID {
+				offer(latest)
+			}
+		})
+	}
 	f.Start(ctx.Done())
 	defer f.Shutdown()
 	if !cache.WaitForCacheSync(ctx.Done(), nodeInf.HasSynced, pods.Informer().HasSynced) {
@@ -128,6 +142,7 @@ func (b *Binder) Run(ctx context.Context) error {
 					names := nodeNames(p.Spec.NodeSelector)
 					if len(names) == 0 {
 						b.failed.Add(1)
+						retry(p)
 						continue
 					}
 					node := names[next.Add(1)%uint64(len(names))]
@@ -137,6 +152,9 @@ func (b *Binder) Run(ctx context.Context) error {
 					}, metav1.CreateOptions{})
 					if err != nil {
 						b.failed.Add(1)
+						if ctx.Err() == nil {
+							retry(p)
+						}
 						continue
 					}
 					b.bound.Add(1)
