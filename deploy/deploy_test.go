@@ -470,12 +470,14 @@ func TestStatusReaderRoleGrantsTheServedPaths(t *testing.T) {
 		}
 		return false
 	}
-	for _, p := range []string{"/", "/metrics", "/ui/app.js", "/api/v1/status", "/api/v1/jobs", "/api/v1/queues", "/api/v1/nodes", "/api/v1/decisions", "/api/v1/utilization"} {
+	// The JSON API is authorized under /spindle (webauth.APIPath).
+	for _, p := range []string{"/", "/metrics", "/ui/app.js", "/spindle/api/v1/status", "/spindle/api/v1/jobs", "/spindle/api/v1/queues",
+		"/spindle/api/v1/nodes", "/spindle/api/v1/decisions", "/spindle/api/v1/utilization"} {
 		if !covered(p) {
 			t.Errorf("spindle-status-reader does not grant %s", p)
 		}
 	}
-	for _, p := range []string{"/healthz", "/debug/pprof/", "/apis/"} {
+	for _, p := range []string{"/healthz", "/debug/pprof/", "/apis/", "/api/v1/jobs"} {
 		if covered(p) {
 			t.Errorf("spindle-status-reader grants %s, which it should not", p)
 		}

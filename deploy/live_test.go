@@ -221,7 +221,7 @@ func TestLiveDeploymentRunsOnItsServiceAccount(t *testing.T) {
 		{"/api/v1/decisions", reader, "reader", 200, "default/p"},
 		{"/metrics", reader, "reader", 200, "spindle_"},
 		{"/", reader, "reader", 200, "<html"},
-		{"/api/v1/jobs", stranger, "stranger", 403, `"system:serviceaccount:spindle-system:stranger" may not get path "/api/v1/jobs"`},
+		{"/api/v1/jobs", stranger, "stranger", 403, `"system:serviceaccount:spindle-system:stranger" may not get path "/spindle/api/v1/jobs"`},
 		{"/metrics", stranger, "stranger", 403, "may not get"},
 		{"/api/v1/decisions", "", "no token", 401, "bearer token"},
 		{"/api/v1/jobs", "not-a-token", "a made-up token", 401, "did not accept"},

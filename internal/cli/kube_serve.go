@@ -52,7 +52,7 @@ func serveHTTP(ctx context.Context, f *scheduleFlags, client kubernetes.Interfac
 		h := rec.Handler()
 		var tlsConfig *tls.Config
 		if f.httpAuth == "kubernetes" {
-			a, err := webauth.New(webauth.Options{Client: client, TrustLoopback: f.trustLoopback})
+			a, err := webauth.New(webauth.Options{Client: client, TrustLoopback: f.trustLoopback, AuthorizedPath: webauth.APIPath})
 			if err != nil {
 				return err
 			}

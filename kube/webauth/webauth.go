@@ -62,8 +62,28 @@ type Options struct {
 	// `kubectl port-forward` (which the cluster's RBAC already authorized:
 	// pods/portforward) reach 127.0.0.1.
 	TrustLoopback bool
+	// AuthorizedPath maps a request's path to the non-resource path the
+	// SubjectAccessReview asks about (nil: the path itself). See APIPath.
+	AuthorizedPath func(string) string
 	// Now is the clock for the caches; tests replace it.
 	Now func() time.Time
+}
+
+// APIPrefix is put before the JSON API's paths when they are authorized
+// (APIPath): RBAC's built-in system:discovery role lets every
+// authenticated user get /api/* (the apiserver's own discovery paths), so
+// authorizing spindle's /api/v1/jobs as itself would let anyone with a
+// token read it. As /spindle/api/v1/jobs it is granted only by a role that
+// names it (spindle-status-reader in deploy/rbac.yaml).
+const APIPrefix = "/spindle"
+
+// APIPath is the AuthorizedPath spindle uses: /api/... becomes
+// /spindle/api/...; every other path is itself.
+func APIPath(path string) string {
+	if path == "/api" || strings.HasPrefix(path, "/api/") {
+		return APIPrefix + path
+	}
+	return path
 }
 
 // Authorizer authenticates and authorizes HTTP requests against the
@@ -136,13 +156,17 @@ func (a *Authorizer) Wrap(h http.Handler) http.Handler {
 			return
 		}
 		verb := verbOf(req.Method)
-		ok, why, err := a.authorize(req.Context(), user, req.URL.Path, verb)
+		path := req.URL.Path
+		if a.o.AuthorizedPath != nil {
+			path = a.o.AuthorizedPath(path)
+		}
+		ok, why, err := a.authorize(req.Context(), user, path, verb)
 		if err != nil {
 			http.Error(w, "cannot authorize: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		if !ok {
-			msg := fmt.Sprintf("forbidden: user %q may not %s path %q", user.Username, verb, req.URL.Path)
+			msg := fmt.Sprintf("forbidden: user %q may not %s path %q", user.Username, verb, path)
 			if why != "" {
 				msg += ": " + why
 			}

@@ -222,3 +222,25 @@ func TestSelfSignedServesTLS(t *testing.T) {
 		t.Errorf("TLS state %+v", resp.TLS)
 	}
 }
+
+// The JSON API is authorized under /spindle, out of reach of RBAC's
+// built-in grant of /api/* to every authenticated user.
+func TestAPIPath(t *testing.T) {
+	for in, want := range map[string]string{"/api/v1/jobs": "/spindle/api/v1/jobs", "/api": "/spindle/api", "/api/": "/spindle/api/",
+		"/metrics": "/metrics", "/": "/", "/ui/app.js": "/ui/app.js", "/apis/x": "/apis/x", "/apiary": "/apiary"} {
+		if got := APIPath(in); got != want {
+			t.Errorf("APIPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+	api := &apiserver{}
+	a, err := New(Options{Client: api.client(), AuthorizedPath: APIPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake grants alice /api/v1/*, not /spindle/api/v1/*: refused, and
+	// the refusal names the path that was asked about.
+	w := do(a.Wrap(ok), "GET", "/api/v1/jobs", "Bearer alice-token", "")
+	if w.Code != 403 || !strings.Contains(w.Body.String(), `"/spindle/api/v1/jobs"`) {
+		t.Errorf("GET /api/v1/jobs: %d %q, want 403 naming /spindle/api/v1/jobs", w.Code, w.Body)
+	}
+}
