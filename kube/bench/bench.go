@@ -75,7 +75,7 @@ func Run(ctx context.Context, opt Options) (res *Result, err error) {
 	if opt.Client == nil {
 		return nil, errors.New("bench: no Kubernetes client")
 	}
-	if opt.Nodes <= 0 || opt.Jobs <= 0 || opt.Pods < opt.Jobs {
+	if opt.Nodes <= 0 && opt.NodesID == "" || opt.Jobs <= 0 || opt.Pods < opt.Jobs {
 		return nil, fmt.Errorf("bench: need nodes > 0, jobs > 0 and pods >= jobs; got %d nodes, %d jobs, %d pods", opt.Nodes, opt.Jobs, opt.Pods)
 	}
 	if opt.Pods%opt.Jobs != 0 {

@@ -277,12 +277,12 @@ func TestLiveBenchMatrix(t *testing.T) {
 						stop, schedName = startBinder(t, c), BinderName
 					}
 					// One pod first: the scheduler has synced and binds.
-					if _, err := Run(context.Background(), Options{Client: client, SchedulerName: schedName, NodesID: nodesID,
+					if _, err := Run(context.Background(), Options{Client: client, SchedulerName: schedName, NodesID: nodesID, Nodes: 1000,
 						Jobs: 1, Pods: 1, Timeout: 3 * time.Minute, RunID: fmt.Sprintf("w%d%d%d", rep, si, k)}); err != nil {
 						t.Fatalf("%s warm-up: %v", name, err)
 					}
 					load := loadAvg()
-					res, err := Run(context.Background(), Options{Client: client, SchedulerName: schedName, NodesID: nodesID,
+					res, err := Run(context.Background(), Options{Client: client, SchedulerName: schedName, NodesID: nodesID, Nodes: 1000,
 						Jobs: sh.jobs, Pods: sh.pods, Timeout: 20 * time.Minute, RunID: fmt.Sprintf("r%d%d%d", rep, si, k)})
 					stop()
 					if res != nil {
