@@ -1,6 +1,6 @@
 // Command image builds spindle's container image in the repository, with
 // nothing but Go and the module cache: a static binary of cmd/spindle in
-// one layer, written as an OCI image in a tarball that `docker load`,
+// one layer, written as an image tarball that `docker load`,
 // `podman load`, `kind load image-archive` and `crane push` accept, and
 // optionally as an OCI image layout directory.
 //
@@ -184,14 +184,19 @@ func image(bin []byte, arch string) (v1.Image, error) {
 		return nil, err
 	}
 	layerBytes := buf.Bytes()
+	// Docker's media types (schema 2), which every runtime and registry
+	// takes: the tarball format keeps only the config and the layers, and
+	// a reader (docker load, crane push) rebuilds a schema 2 manifest from
+	// them, so with these types the manifest it rebuilds is this one and
+	// the digest build prints is the digest that gets pushed.
 	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(layerBytes)), nil
-	}, tarball.WithMediaType(types.OCILayer))
+	}, tarball.WithMediaType(types.DockerLayer))
 	if err != nil {
 		return nil, fmt.Errorf("layer: %w", err)
 	}
-	base := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
-	base = mutate.ConfigMediaType(base, types.OCIConfigJSON)
+	base := mutate.MediaType(empty.Image, types.DockerManifestSchema2)
+	base = mutate.ConfigMediaType(base, types.DockerConfigJSON)
 	img, err := mutate.Append(base, mutate.Addendum{Layer: layer, History: v1.History{
 		Created: v1.Time{Time: epoch}, CreatedBy: "go run ./hack/image", Comment: "cmd/spindle, static",
 	}})

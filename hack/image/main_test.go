@@ -68,7 +68,7 @@ func TestImageIsReproducible(t *testing.T) {
 	if d, err := img.Digest(); err != nil || d.String() != digests[0] {
 		t.Errorf("the tarball's image digest %v (%v), build reported %s", d, err, digests[0])
 	}
-	if mt, err := img.MediaType(); err != nil || mt != types.OCIManifestSchema1 {
+	if mt, err := img.MediaType(); err != nil || mt != types.DockerManifestSchema2 {
 		t.Errorf("manifest media type %s (%v)", mt, err)
 	}
 	cf, err := img.ConfigFile()
