@@ -48,6 +48,11 @@ type Options struct {
 	// RunLabel=NodesID): the pods are bound there, and Run neither creates
 	// nor deletes nodes. Several runs then share one set of nodes.
 	NodesID string
+	// KeepPods leaves the run's pods in place (bound, and Running under
+	// kwok) instead of deleting them: on a loaded apiserver deleting 5000
+	// pods takes minutes, and a cluster thrown away after the runs need
+	// not pay for it.
+	KeepPods bool
 }
 
 // Result is one measurement. Times are when the benchmark's watch saw each
@@ -106,6 +111,9 @@ func Run(ctx context.Context, opt Options) (res *Result, err error) {
 		opt.RunID = fmt.Sprintf("b%05x", time.Now().UnixNano()/1e6&0xfffff)
 	}
 	defer func() {
+		if opt.KeepPods && err == nil {
+			return
+		}
 		if cerr := cleanup(opt); cerr != nil && err == nil {
 			err = cerr
 		}
