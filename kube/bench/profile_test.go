@@ -27,6 +27,7 @@ var (
 	profileQPS     = flag.Int("kube-bench-profile-qps", 50, "TestLiveBenchProfile: spindle's client QPS (the burst is twice it)")
 	profileWorkers = flag.Int("kube-bench-profile-workers", 0, "TestLiveBenchProfile: spindle's bind workers (0: its default)")
 	profileJobs    = flag.Int("kube-bench-profile-jobs", 5, "TestLiveBenchProfile: jobs the 5000 pods are split into")
+	profileOld     = flag.Bool("kube-bench-profile-old", false, "TestLiveBenchProfile: spindle as it was before issue 26: 16 bind workers, and every pending pod's reason written at the first status period")
 )
 
 // requestCounter counts a client's API requests by verb and resource, as
@@ -163,7 +164,11 @@ func TestLiveBenchProfile(t *testing.T) {
 	if !*oneClient {
 		events = client("status")
 	}
-	s, err := kube.New(kube.Options{Client: main, StatusClient: events, SchedulerName: "spindle", Policy: pf, PolicyName: "fifo", BindWorkers: *profileWorkers})
+	o := kube.Options{Client: main, StatusClient: events, SchedulerName: "spindle", Policy: pf, PolicyName: "fifo", BindWorkers: *profileWorkers}
+	if *profileOld {
+		o.BindWorkers, o.StatusAfter = 16, time.Nanosecond
+	}
+	s, err := kube.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +189,7 @@ func TestLiveBenchProfile(t *testing.T) {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), Options{Client: benchClient(t, c), SchedulerName: "spindle", Nodes: 1000, Jobs: *profileJobs, Pods: 5000, Timeout: 20 * time.Minute})
+	res, err := Run(context.Background(), Options{Client: benchClient(t, c), SchedulerName: "spindle", Nodes: 1000, Jobs: *profileJobs, Pods: 5000, Timeout: 20 * time.Minute, KeepPods: true})
 	pprof.StopCPUProfile()
 	if err != nil {
 		t.Fatal(err)
