@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -202,6 +203,7 @@ func startBinder(t *testing.T, c *kubetest.Cluster) (stop func()) {
 }
 
 var (
+	matrixFirst  = flag.Int("kube-bench-first-sitting", 1, "TestLiveBenchMatrix: number the sittings from this one (it also turns the scheduler order)")
 	matrixRepeat = flag.Int("kube-bench-repeat", 3, "TestLiveBenchMatrix: sittings, each on a fresh control plane, the schedulers alternating")
 	matrixShapes = flag.String("kube-bench-shapes", "1x5000,5x1000,25x200", "TestLiveBenchMatrix: jobs x pods per job")
 	matrixScheds = flag.String("kube-bench-schedulers", "kube-scheduler,spindle,round-robin", "TestLiveBenchMatrix: which to measure")
@@ -226,7 +228,8 @@ type cell struct {
 // kube-scheduler, spindle (-p fifo) and the round-robin binder (the
 // apiserver's ceiling), each with client QPS 5000 and burst 10000. A
 // scheduler is started for its cell, warmed up with one pod, measured, and
-// stopped. The cell's pods stay (bound, Running under kwok): deleting 5000
+// stopped. Before each cell, kwok catches up (every bound pod Running), so
+// that no cell pays for the previous one's backlog. The cell's pods stay (bound, Running under kwok): deleting 5000
 // pods on a loaded apiserver took minutes per cell, and the sitting's
 // control plane is thrown away after it; so a later cell starts with up
 // to 40,000 bound pods in the cluster, whichever scheduler it measures.
@@ -257,7 +260,7 @@ func TestLiveBenchMatrix(t *testing.T) {
 	const qps, burst = 5000, 10000
 	var cells []cell
 	started := time.Now().UTC()
-	for rep := range *matrixRepeat {
+	for rep := *matrixFirst - 1; rep < *matrixFirst-1+*matrixRepeat; rep++ {
 		t.Run(fmt.Sprintf("sitting-%d", rep+1), func(t *testing.T) {
 			c := kubetest.Start(t, kubetest.Options{Kwok: true})
 			client := benchClient(t, c)
@@ -278,6 +281,13 @@ func TestLiveBenchMatrix(t *testing.T) {
 						stop = startSpindle(t, spindle, c, qps, burst)
 					case "round-robin":
 						stop, schedName = startBinder(t, c), BinderName
+					}
+					// kwok first catches up with the pods earlier cells
+					// bound: a driver kwok has not started yet holds its
+					// executors under spindle, so a backlog left by the
+					// previous cell would be charged to this one.
+					if err := quiesce(client, 10*time.Minute); err != nil {
+						t.Fatal(err)
 					}
 					// One pod first: the scheduler has synced and binds.
 					if _, err := Run(context.Background(), Options{Client: client, SchedulerName: schedName, NodesID: nodesID, Nodes: 1000, KeepPods: true,
@@ -311,6 +321,24 @@ func TestLiveBenchMatrix(t *testing.T) {
 		defer f.Close()
 		if _, err := f.WriteString(out); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// quiesce waits until kwok has started every bound pod: none is Pending
+// with a node.
+func quiesce(client kubernetes.Interface, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		l, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "status.phase=Pending,spec.nodeName!=", Limit: 1})
+		if err == nil && len(l.Items) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kwok did not start the bound pods within %v (last: %v)", timeout, err)
+		case <-time.After(2 * time.Second):
 		}
 	}
 }
