@@ -222,7 +222,9 @@ func (s *Scheduler) refreshStatus() {
 	for _, ps := range s.pods {
 		switch ps.phase {
 		case podAsked:
-			s.setWhy(ps, s.waitReason(ps))
+			if s.waitedLongEnough(ps) {
+				s.setWhy(ps, s.waitReason(ps))
+			}
 		case podHeld, podBackoff:
 			if ps.why != "" {
 				s.setWhy(ps, ps.why)

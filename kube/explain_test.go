@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -170,6 +171,7 @@ func TestWhyAPodWaits(t *testing.T) {
 func TestQueuePositionInTheAPI(t *testing.T) {
 	e := newEnv(t, readyNode("a", "4", "8Gi", nil))
 	o := e.options("fair", "static:3")
+	o.StatusAfter = time.Nanosecond // this test reads the reasons, not when they are written
 	rec := observe.NewRecorder(observe.Options{})
 	o.Observe = rec
 	s, _ := e.start(o)

@@ -55,9 +55,17 @@ type Options struct {
 	Config        *FileConfig            // nil: one queue "default"
 	// Recorder posts Events; nil posts them to the apiserver.
 	Recorder record.EventRecorder
-	// BindWorkers bounds concurrent bindings; a quarter as many workers
-	// (at least one) write status conditions.
+	// BindWorkers bounds concurrent bindings (default DefaultBindWorkers;
+	// see throughput.go).
 	BindWorkers int
+	// StatusWorkers bound concurrent status writes (conditions), on
+	// StatusClient (default DefaultStatusWorkers).
+	StatusWorkers int
+	// StatusAfter is how long a pod must have waited in the core before
+	// what it waits for is written on it (default 5 x StatusEvery; see
+	// throughput.go). Refusals (held pods, failed bindings) are written
+	// at once.
+	StatusAfter time.Duration
 	// BackoffInitial and BackoffMax bound the retry delay after a failed
 	// binding; it doubles on each failure of the same pod.
 	BackoffInitial, BackoffMax time.Duration
@@ -182,6 +190,9 @@ type podState struct {
 	phase podPhase
 	ct    *sched.Container
 	node  string // where it is assumed or bound
+	// askedAt is when the pod was last handed to the core (see
+	// throughput.go: its wait is written only once it has lasted).
+	askedAt time.Time
 	// attempts counts failed bindings; retryAt is when it may be asked
 	// again.
 	attempts int
@@ -227,7 +238,10 @@ func New(o Options) (*Scheduler, error) {
 		o.StatusClient = o.Client
 	}
 	if o.BindWorkers <= 0 {
-		o.BindWorkers = 16
+		o.BindWorkers = DefaultBindWorkers
+	}
+	if o.StatusWorkers <= 0 {
+		o.StatusWorkers = DefaultStatusWorkers
 	}
 	if o.BackoffInitial <= 0 {
 		o.BackoffInitial = time.Second
@@ -237,6 +251,9 @@ func New(o Options) (*Scheduler, error) {
 	}
 	if o.StatusEvery <= 0 {
 		o.StatusEvery = time.Second
+	}
+	if o.StatusAfter <= 0 {
+		o.StatusAfter = 5 * o.StatusEvery
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -315,7 +332,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		defer s.o.Observe.SetSynced(false)
 	}
 	workers := make(chan struct{})
-	statusWorkers := max(1, s.o.BindWorkers/4)
+	statusWorkers := s.o.StatusWorkers
 	for range s.o.BindWorkers {
 		go func() {
 			defer func() { workers <- struct{}{} }()

@@ -299,6 +299,7 @@ func (s *Scheduler) ask(now clock.Time, ps *podState) {
 		return
 	}
 	ps.phase, ps.held = podAsked, ""
+	ps.askedAt = s.o.Now()
 }
 
 // eligible is the pod's node-side constraints as the core's predicate. It

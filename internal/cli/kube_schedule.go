@@ -32,6 +32,9 @@ type scheduleFlags struct {
 	qps                                         float32
 	burst                                       int
 	logLevel, httpAddress                       string
+	probeAddress, httpAuth                      string
+	trustLoopback                               bool
+	tlsCert, tlsKey                             string
 }
 
 func newKubeSchedule() *cobra.Command {
@@ -84,11 +87,16 @@ is used.`,
 	fl.BoolVar(&f.leaderElect, "leader-elect", false, "take a coordination.k8s.io Lease before scheduling, so that several replicas can run")
 	fl.StringVar(&f.leaseNamespace, "lease-namespace", "kube-system", "namespace of the leader-election Lease")
 	fl.StringVar(&f.leaseName, "lease-name", "", "name of the leader-election Lease (default the scheduler name)")
-	fl.IntVar(&f.workers, "bind-workers", 16, "API calls (bindings, status updates) in flight at most")
+	fl.IntVar(&f.workers, "bind-workers", kube.DefaultBindWorkers, "bindings in flight at most (the client's --qps and --burst still bound their rate)")
 	fl.Float32Var(&f.qps, "qps", 50, "client-side limit on API requests per second, for bindings and reads; Events and pod conditions have a second client with the same limits")
 	fl.IntVar(&f.burst, "burst", 100, "client-side burst of API requests")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
-	fl.StringVar(&f.httpAddress, "http-address", observe.DefaultAddress, "serve /metrics, /healthz, /readyz, the read-only JSON API (/api/v1/...) and the status page here; \"off\" serves nothing")
+	fl.StringVar(&f.httpAddress, "http-address", observe.DefaultAddress, "serve /metrics, the read-only JSON API (/api/v1/...), the status page and the probes here; \"off\" serves nothing")
+	fl.StringVar(&f.probeAddress, "probe-address", "", "also serve the probes (/healthz, /livez, /readyz), and only them, here, over HTTP without authentication (for the kubelet)")
+	fl.StringVar(&f.httpAuth, "http-auth", "none", "who may read --http-address: none (anyone who reaches it; loopback addresses only) or kubernetes (HTTPS; a bearer token the apiserver authenticates (TokenReview) and authorizes to get the path (SubjectAccessReview); probes stay open)")
+	fl.BoolVar(&f.trustLoopback, "http-trust-loopback", false, "with --http-auth=kubernetes, serve requests from loopback without a token (in a pod: kubectl port-forward and the container itself)")
+	fl.StringVar(&f.tlsCert, "tls-cert-file", "", "with --http-auth=kubernetes, the serving certificate (PEM); default a self-signed one made at start")
+	fl.StringVar(&f.tlsKey, "tls-key-file", "", "the key of --tls-cert-file (PEM)")
 	return cmd
 }
 
@@ -109,6 +117,9 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	}
 	if f.qps <= 0 || f.burst <= 0 {
 		return usagef("--qps and --burst must be positive")
+	}
+	if err := checkHTTPFlags(f); err != nil {
+		return err
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
@@ -143,22 +154,11 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if f.httpAddress != "off" {
-		// Listen first, so that a port clash fails at once.
-		ln, err := observe.Listen(f.httpAddress)
-		if err != nil {
-			return err
-		}
-		served := make(chan error, 1)
-		go func() { served <- rec.Serve(ctx, ln) }()
-		defer func() {
-			stop()
-			if err := <-served; err != nil {
-				log.Error("http", "err", err)
-			}
-		}()
-		log.Info("serving status", "address", ln.Addr().String())
+	stopServing := func() {}
+	if err := serveHTTP(ctx, f, statusClient, rec, log, &stopServing); err != nil {
+		return err
 	}
+	defer stopServing()
 	log.Info("starting", "scheduler", f.name, "policy", f.policy, "admission", f.admission, "leader_elect", f.leaderElect)
 	if !f.leaderElect {
 		rec.SetRole(observe.RoleSolo)

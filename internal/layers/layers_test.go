@@ -80,6 +80,7 @@ var rules = []rule{
 	{"internal/cli", []string{"..."}},
 	{"cmd/spindle", []string{"internal/cli"}},
 	{"hack/localcluster", []string{"internal/controlplane/localcluster"}},
+	{"hack/image", nil},
 	{"deploy", nil},
 }
 

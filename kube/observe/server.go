@@ -32,7 +32,7 @@ var uiFiles embed.FS
 //	/                  status page (queues, jobs, nodes, decisions, utilization)
 //	/ui/...            the page's script and style, embedded in the binary
 //	/metrics           Prometheus metrics
-//	/healthz           200 while the process serves
+//	/healthz, /livez   200 while the process serves
 //	/readyz            200 when ready (see Ready), else 503
 //	/api/v1/status     policy, admission, role, sync state, policy gauges
 //	/api/v1/jobs       JobStatus items
@@ -54,20 +54,7 @@ func (r *Recorder) Handler() http.Handler {
 		http.ServeFileFS(w, req, ui, "index.html")
 	})
 	mux.Handle("/metrics", promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
-	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		ok, why := r.Ready()
-		if !ok {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "not ready:", why)
-			return
-		}
-		fmt.Fprintln(w, "ok:", why)
-	})
+	r.probes(mux)
 	api := func(path string, items func(*Snapshot) any) {
 		mux.HandleFunc(path, func(w http.ResponseWriter, _ *http.Request) {
 			s := r.Latest()
