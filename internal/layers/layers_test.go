@@ -65,7 +65,8 @@ var rules = []rule{
 	{"runner", cat(core, schemes, data, []string{"sim"})},
 	{"scenario", []string{"clock", "resource", "workload"}},
 	{"trace", []string{"clock", "resource", "workload"}},
-	{"report", []string{"clock", "cluster", "metrics"}},
+	// The report reads a scheme's section with the scheme's own type.
+	{"report", []string{"clock", "cluster", "metrics", "policy/dress"}},
 	{"experiments/...", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 	{"experiments", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 
