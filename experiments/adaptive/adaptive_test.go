@@ -1,6 +1,7 @@
 package adaptive
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -82,5 +83,28 @@ func TestSectionRenders(t *testing.T) {
 	}
 	if strings.Contains(md, "NaN") {
 		t.Errorf("section has undefined numbers:\n%s", md)
+	}
+}
+
+// runAll runs the cases at most parallel at once and returns their outcomes
+// in case order: the same outcomes whatever parallel is, so that the
+// section does not depend on -j.
+func TestRunAllIgnoresParallelism(t *testing.T) {
+	var cs []simCase
+	for _, pol := range []string{"fifo", "adaptive", "reverse-adaptive", "adaptive+"} {
+		for seed := uint64(1); seed <= 2; seed++ {
+			cs = append(cs, simCase{setting{exp: 3, load: 0.4, burst: 1}, pol, 0.2 * float64(seed-1), sim.Estimates{}, seed})
+		}
+	}
+	one, err := runAll(cs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	four, err := runAll(cs, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(one, four) {
+		t.Fatalf("outcomes differ with 1 and 4 at once:\n%+v\n%+v", one, four)
 	}
 }
