@@ -146,8 +146,8 @@ func (s *Script) Step(c *datadriven.Case) (string, error) {
 			return "", fmt.Errorf("%s: after %s: %w", c.Pos, c.Cmd, err)
 		}
 	}
-	// A listing describes the state before this step's own bindings are
-	// printed, as they happened after it was taken.
+	// The bindings the step made come first, then the command's own
+	// output; a listing settles the scheduler before it is taken.
 	all := append(s.decisions, out...)
 	s.decisions = nil
 	return strings.Join(all, "\n"), nil
