@@ -44,22 +44,30 @@ type apiResult struct {
 // worker runs API calls until the loop closes its task channel.
 func (s *Scheduler) worker(ctx context.Context, tasks <-chan apiTask) {
 	for t := range tasks {
-		r := apiResult{apiTask: t}
-		switch t.kind {
-		case taskBind:
-			r.err = s.bind(ctx, t)
-			s.observeBind(t, r.err)
-			if r.err == nil {
-				s.o.Recorder.Eventf(t.obj, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", t.pod, t.node)
-			}
-		case taskStatus:
-			r.err = s.patchUnschedulable(ctx, t)
-		}
+		r := s.call(ctx, t)
 		select {
 		case s.results <- r:
 		case <-ctx.Done():
 		}
 	}
+}
+
+// call makes one API call. It reads only the task and the options, never
+// the event loop's state, so workers run it beside the loop (and a Stepper
+// on it).
+func (s *Scheduler) call(ctx context.Context, t apiTask) apiResult {
+	r := apiResult{apiTask: t}
+	switch t.kind {
+	case taskBind:
+		r.err = s.bind(ctx, t)
+		s.observeBind(t, r.err)
+		if r.err == nil {
+			s.o.Recorder.Eventf(t.obj, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", t.pod, t.node)
+		}
+	case taskStatus:
+		r.err = s.patchUnschedulable(ctx, t)
+	}
+	return r
 }
 
 func (s *Scheduler) bind(ctx context.Context, t apiTask) error {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -17,10 +16,12 @@ func requests(kv ...string) podOpt {
 	return func(p *v1.Pod) { p.Spec.Containers[0].Resources.Requests = rl(kv...) }
 }
 
-// waitCondition waits until the pod's PodScheduled=False condition says
-// want, and returns the message.
+// waitCondition lets the pod wait out the quiet period and one status
+// refresh, then requires its PodScheduled=False condition to say want,
+// and returns the message.
 func (e *env) waitCondition(key, want string) string {
 	e.t.Helper()
+	e.statusTick()
 	var msg string
 	e.waitFor(fmt.Sprintf("%s's condition to say %q", key, want), func() bool {
 		p := e.pod(key)
@@ -171,7 +172,6 @@ func TestWhyAPodWaits(t *testing.T) {
 func TestQueuePositionInTheAPI(t *testing.T) {
 	e := newEnv(t, readyNode("a", "4", "8Gi", nil))
 	o := e.options("fair", "static:3")
-	o.StatusAfter = time.Nanosecond // this test reads the reasons, not when they are written
 	rec := observe.NewRecorder(observe.Options{})
 	o.Observe = rec
 	s, _ := e.start(o)
@@ -180,6 +180,7 @@ func TestQueuePositionInTheAPI(t *testing.T) {
 		e.add(mkPod("spark", fmt.Sprintf("drv-%d", i), "1", driver(fmt.Sprintf("app-%d", i))))
 	}
 	e.waitBound("spark/drv-0", "a")
+	e.statusTick()
 	var snap *observe.Snapshot
 	e.waitFor("a snapshot with two drivers waiting", func() bool {
 		e.onLoop(s, func() { s.refreshStatus(); s.publish() })

@@ -522,6 +522,20 @@ func (s *Scheduler) loop(ctx context.Context) error {
 
 // armTimer sets the timer for the next tick or backoff expiry.
 func (s *Scheduler) armTimer(t *time.Timer) {
+	d := s.nextWake()
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	t.Reset(d)
+}
+
+// nextWake is how long the loop may wait for an event before its clock
+// must move: until the core's next periodic tick or the earliest binding
+// backoff to expire, and at most an hour; 0 when one is already due.
+func (s *Scheduler) nextWake() time.Duration {
 	wall := s.o.Now()
 	next := wall.Add(time.Hour)
 	if s.nextTick != clock.Never {
@@ -530,14 +544,7 @@ func (s *Scheduler) armTimer(t *time.Timer) {
 	for _, p := range s.backoff {
 		next = minTime(next, p.retryAt)
 	}
-	d := max(next.Sub(wall), 0)
-	if !t.Stop() {
-		select {
-		case <-t.C:
-		default:
-		}
-	}
-	t.Reset(d)
+	return max(next.Sub(wall), 0)
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -1,10 +1,10 @@
 // Package metrics turns a run's job timelines into the numbers spindle
-// reports (DESIGN §6) and writes them as JSON and CSV. Every policy is
-// measured the same way on the same jobs: waiting time is submission to the
-// first task RUNNING (the DRESS paper's definition), completion time is
-// submission to the last task COMPLETED, and jobs are split into small and
-// large by the DRESS rule for every policy, so categories compare like with
-// like.
+// reports (docs/design.md, "Metrics") and writes them as JSON and CSV.
+// Every policy is measured the same way on the same jobs: waiting time is
+// submission to the first task RUNNING (the DRESS paper's definition),
+// completion time is submission to the last task COMPLETED, and jobs are
+// split into small and large by the DRESS rule for every policy, so
+// categories compare like with like.
 package metrics
 
 import (
@@ -64,7 +64,7 @@ type CategoryStats struct {
 	JCTMedian *float64 `json:"jct_median_s"`
 }
 
-// Summary is the output contract of `simulate --json` (DESIGN §7). Averages
+// Summary is the output contract of `simulate --json` (docs/design.md, "Output contract"). Averages
 // are over completed jobs and null when there are none. In a deadlocked run
 // every figure but span, utilization, deadline_met_frac and external_unmet
 // covers the completed jobs only (makespan, throughput, waits, JCTs,

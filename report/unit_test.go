@@ -347,8 +347,14 @@ func TestPolicySections(t *testing.T) {
 		t.Errorf("dress values %+v, details %+v", sec.Tables, sec.Details)
 	}
 	sec = internalSections(sectionRunsOf(t, "dress", `{"series": {"delta": [[0, 1]]}}`))[0]
-	if len(sec.Notes) != 1 || !strings.Contains(sec.Notes[0], "not a list of") || len(sec.Figures) != 1 {
+	if len(sec.Notes) != 1 || !strings.Contains(sec.Notes[0], "not a DRESS section") || len(sec.Figures) != 1 {
 		t.Errorf("dress fallback: %+v", sec)
+	}
+	// A point without one of its members is not the policy's either: it
+	// falls back rather than draw a zero in its place.
+	sec = internalSections(sectionRunsOf(t, "dress", `{"series": [{"t_s": 1, "delta": 0.1, "predicted": 2}]}`))[0]
+	if len(sec.Notes) != 1 || !strings.Contains(sec.Notes[0], "want t_s, delta, predicted and actual") {
+		t.Errorf("dress point without actual: %+v", sec.Notes)
 	}
 
 	sec = internalSections(sectionRunsOf(t, "autoadmin",

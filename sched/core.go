@@ -152,6 +152,10 @@ type Core struct {
 	debug bool
 	live  map[*Container]struct{}
 	err   error
+	// checkHeld is Check's scratch space: what the live simulated
+	// containers hold per node, then what their AMs hold, reused so that
+	// checking every event allocates nothing.
+	checkHeld []resource.Vector
 
 	// Live-driver state: jobs and live containers by the driver's keys,
 	// each node's live containers (a linked list through the containers,

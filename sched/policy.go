@@ -55,7 +55,10 @@ type FinishObserver interface{ JobFinished(j *Job) }
 
 // AskObserver hears when a job's set of outstanding asks changes: an ask
 // becomes outstanding (the AM after admission, a phase when its AM asks for
-// it) or is fully allocated.
+// it) or stops being outstanding (fully allocated, cancelled, or withdrawn
+// because its job finished). A finishing job's asks are withdrawn, and the
+// observers told, before FinishObserver hears of it, so a policy that keeps
+// its set of wanting jobs by AsksChanged never holds a finished job.
 type AskObserver interface{ AsksChanged(j *Job) }
 
 // ContainerObserver hears of every container transition, with the time the

@@ -19,7 +19,7 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 const tiny = "../../examples/tiny.json"
 
-// The JSON keys DESIGN §7 promises.
+// The JSON keys docs/design.md ("Output contract") promises.
 var contractKeys = []string{"policy", "admission", "jobs_total", "jobs_completed", "deadlocked", "makespan_s",
 	"wait_avg_s", "wait_median_s", "jct_avg_s", "jct_median_s", "jct_p95_s", "throughput_jobs_per_h",
 	"utilization_avg", "categories", "deadline_met_frac", "events", "wall_s"}

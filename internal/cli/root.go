@@ -1,5 +1,5 @@
 // Package cli implements spindle's command line: simulate, compare and
-// generate, with the output contract of DESIGN §7.
+// generate, with the output contract of docs/design.md.
 package cli
 
 import (
