@@ -85,7 +85,7 @@ out, and why.`,
 			if running != record.RunningDrop && running != record.RunningKeep {
 				return usagef("--running: want %s or %s, got %q", record.RunningDrop, record.RunningKeep, running)
 			}
-			cs, err := scheduleClient(kubeconfig, qps, burst, "spindle-record")
+			cs, err := scheduleClient(kubeconfig, qps, burst, "spindle-record", nil)
 			if err != nil {
 				return err
 			}

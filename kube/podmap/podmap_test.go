@@ -197,4 +197,14 @@ func TestHeld(t *testing.T) {
 	if got := Held(podWith(rl("cpu", "2", "memory", "1Gi"))); got != (resource.Vector{2000, 1024, 0, 0}) {
 		t.Errorf("Held = %v, want 2 CPU and 1024 MiB", got)
 	}
+	// A request that overflows the core's counts (kube-scheduler v1.34
+	// binds such pods) holds nothing rather than a wrapped-around amount.
+	for _, r := range [][]string{{"cpu", "1e16"}, {"memory", "100E"}, {"memory", "8Ei"}} {
+		if got := Held(podWith(rl(r...))); got != (resource.Vector{}) {
+			t.Errorf("a pod requesting %s %s holds %v, want nothing", r[0], r[1], got)
+		}
+		if _, err := CheckedRequest(podWith(rl(r...))); err == nil {
+			t.Errorf("CheckedRequest accepts %s %s", r[0], r[1])
+		}
+	}
 }

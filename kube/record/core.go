@@ -47,6 +47,10 @@ func newCore(out sink, opt Options) (*core, error) {
 	return c, nil
 }
 
+// refusedRequests is the reason a pod whose requests the scheduler cannot
+// count (negative, or beyond what it counts) is left out.
+const refusedRequests = "pods with requests the scheduler refuses (negative or too large)"
+
 func (c *core) left(reason string, n int64)     { c.leftOut.add(reason, n) }
 func (c *core) adjust(reason string, n int64)   { c.adjusted.add(reason, n) }
 func (c *core) external(reason string, n int64) { c.ext.add(reason, n) }

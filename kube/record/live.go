@@ -171,6 +171,13 @@ func (r *Recorder) newPod(now time.Time, p *v1.Pod, live bool) *livePod {
 		r.c.external(cl.reason(), 1)
 		return &livePod{out: true}
 	}
+	req, err := podmap.CheckedRequest(p)
+	if err != nil {
+		// The scheduler refuses such a pod; a workload cannot hold it.
+		r.c.left(refusedRequests, 1)
+		r.c.example(fmt.Sprintf("pod %s/%s: %v", p.Namespace, p.Name, err))
+		return &livePod{out: true}
+	}
 	id := podmap.Identify(p)
 	key := jobKey(id)
 	j := r.jobs[key]
@@ -178,7 +185,7 @@ func (r *Recorder) newPod(now time.Time, p *v1.Pod, live bool) *livePod {
 		j = newJob(p, id, r.c)
 		r.jobs[key] = j
 	}
-	rec := &podRec{name: p.Namespace + "/" + p.Name, am: id.AM, req: podmap.PodRequest(p), noReq: podmap.NoRequests(p)}
+	rec := &podRec{name: p.Namespace + "/" + p.Name, am: id.AM, req: req, noReq: podmap.NoRequests(p)}
 	if rec.noReq {
 		r.c.adjust("pods without requests, counted as 1m of CPU as the scheduler counts them", 1)
 	}

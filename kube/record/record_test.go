@@ -7,6 +7,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/spindle-sched/spindle/clock"
@@ -274,5 +276,42 @@ func TestRecordGoneAfterRelist(t *testing.T) {
 	// x held 4 CPUs from 1 to 12: the first 10 s step averages 3.6.
 	if ext := w.Cluster.Nodes[0].External; len(ext) < 2 || ext[0].Held[0] != 3600 || ext[1].Held[0] != 800 {
 		t.Errorf("external steps %+v, want 3.6 CPU then 0.8", ext)
+	}
+}
+
+// A pod whose requests the scheduler refuses (kube-scheduler v1.34 binds
+// them; spindle's scheduler holds them with a reason) is left out, counted
+// and named, from a watch and from a snapshot alike; the rest is recorded.
+func TestRecordRefusedRequests(t *testing.T) {
+	f, buf := newFake(t, Options{}, node("n", "8", "16Gi"))
+	if err := f.r.Begin(at(0)); err != nil {
+		t.Fatal(err)
+	}
+	f.create(at(1), "batch", "huge", "1e16", "1Gi")
+	f.create(at(1), "batch", "ok", "1", "1Gi")
+	f.life("batch/ok", "n", 1.2, 1.5, 4.5)
+	w, s := f.close(at(10), buf)
+	if len(w.Jobs) != 1 || w.Jobs[0].ID != "pod:batch/ok" {
+		t.Errorf("jobs %+v, want batch/ok alone", w.Jobs)
+	}
+	text := summaryText(s)
+	if !strings.Contains(text, "left out: 1 "+refusedRequests) || !strings.Contains(text, "pod batch/huge: it requests cpu 10e15, more than spindle counts") {
+		t.Errorf("summary:\n%s", text)
+	}
+
+	huge := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "huge", UID: "uid-huge", CreationTimestamp: stamp(at(1))},
+		Spec:   v1.PodSpec{Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceMemory: apiresource.MustParse("100E")}}}}},
+		Status: v1.PodStatus{Phase: v1.PodPending}}
+	pods := append(sparkSnapshot(t), huge)
+	w, s, err := Snapshot([]Input{input("pods.json", list(t, "Pod", pods...)), input("nodes.json", list(t, "Node", node("a", "4", "8Gi")))}, SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) != 1 || w.Jobs[0].ID != "spark/spark-1" {
+		t.Errorf("jobs %+v, want the Spark application alone", w.Jobs)
+	}
+	text = summaryText(s)
+	if !strings.Contains(text, "left out: 1 "+refusedRequests) || !strings.Contains(text, "pods.json: items[5]: pod batch/huge: it requests memory 100E, more than spindle counts") {
+		t.Errorf("summary:\n%s", text)
 	}
 }

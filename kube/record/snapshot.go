@@ -400,6 +400,13 @@ func (s *snapshot) pod(p *v1.Pod, where string) {
 		s.c.malformed(where, fmt.Errorf("pod %s/%s has no creationTimestamp", p.Namespace, p.Name))
 		return
 	}
+	req, err := podmap.CheckedRequest(p)
+	if err != nil {
+		// The scheduler refuses such a pod; a workload cannot hold it.
+		s.c.left(refusedRequests, 1)
+		s.c.example(fmt.Sprintf("%s: pod %s/%s: %v", where, p.Namespace, p.Name, err))
+		return
+	}
 	id := podmap.Identify(p)
 	key := jobKey(id)
 	j := s.jobs[key]
@@ -409,7 +416,7 @@ func (s *snapshot) pod(p *v1.Pod, where string) {
 	}
 	// One-second stamps settled against each other, and against a binding
 	// that a Scheduled event times to the microsecond.
-	rec := &podRec{name: p.Namespace + "/" + p.Name, am: id.AM, req: podmap.PodRequest(p), noReq: podmap.NoRequests(p)}
+	rec := &podRec{name: p.Namespace + "/" + p.Name, am: id.AM, req: req, noReq: podmap.NoRequests(p)}
 	if rec.noReq {
 		s.c.adjust("pods without requests, counted as 1m of CPU as the scheduler counts them", 1)
 	}
