@@ -82,6 +82,11 @@ type Config struct {
 	// ends failed (YARN's yarn.resourcemanager.am.max-attempts); 0 means
 	// DefaultMaxAMAttempts.
 	MaxAMAttempts int
+	// Calculator is how the resource manager compares amounts of
+	// resource, for the whole run (yarn.scheduler.capacity.resource-
+	// calculator): the ApplicationMaster limit of every policy that has
+	// one (View.AMRoom). The zero value is YARN's default, memory only.
+	Calculator resource.Calculator
 }
 
 // DefaultMaxAMAttempts is YARN's default for
@@ -156,6 +161,7 @@ type Core struct {
 	onNode    []*Container    // each node's live containers of Open jobs
 	counts    Counts
 	maxAMFail int
+	calc      resource.Calculator
 }
 
 type observers struct {
@@ -209,9 +215,12 @@ func NewCore(cfg Config) (*Core, error) {
 		return nil, errors.New("core needs a driver and a policy")
 	}
 	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
-		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts}
+		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts, calc: cfg.Calculator}
 	if c.maxAMFail <= 0 {
 		c.maxAMFail = DefaultMaxAMAttempts
+	}
+	if !cfg.Calculator.Valid() {
+		return nil, fmt.Errorf("core: %v is not a resource calculator", cfg.Calculator)
 	}
 	if len(cfg.NodeNames) > 0 && len(cfg.NodeNames) != len(cfg.Nodes) {
 		return nil, fmt.Errorf("%d node names for %d nodes", len(cfg.NodeNames), len(cfg.Nodes))

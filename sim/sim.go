@@ -286,7 +286,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	core, err := sched.NewCore(sched.Config{
 		Nodes: caps, Queues: queues, Driver: (*driver)(s),
 		NewPolicy: opt.Policy, NewAdmission: opt.Admission, Debug: opt.Check,
-		Forecast: forecast,
+		Forecast: forecast, Calculator: c.Calculator,
 	})
 	if err != nil {
 		return nil, err

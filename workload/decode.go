@@ -173,7 +173,7 @@ type mapping struct {
 
 var (
 	rootMapping    = mapping{[]string{"version", "cluster", "queues", "jobs"}, []string{"version", "cluster", "jobs"}}
-	clusterMapping = mapping{[]string{"nodes", "ideal", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load"}, []string{"nodes"}}
+	clusterMapping = mapping{[]string{"nodes", "ideal", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load", "resource_calculator"}, []string{"nodes"}}
 	nodeMapping    = mapping{[]string{"count", "vcores", "memory_mb", "gpus", "disk_mb"}, []string{"vcores", "memory_mb"}}
 	vectorMapping  = mapping{[]string{"vcores", "memory_mb", "gpus", "disk_mb"}, nil}
 	loadMapping    = mapping{[]string{"points", "period"}, []string{"points"}}
@@ -503,6 +503,13 @@ func (d *decoder) cluster(c *Cluster) {
 			c.LaunchJitter = d.float()
 		case "external_load":
 			c.ExternalLoad = d.externalLoad()
+		case "resource_calculator":
+			name := d.str()
+			calc, err := resource.ParseCalculator(name)
+			if err != nil {
+				d.errorf(line, "must be one of %s, got %q", strings.Join(resource.CalculatorNames(), ", "), name)
+			}
+			c.Calculator = calc
 		}
 	})
 }

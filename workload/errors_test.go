@@ -36,7 +36,7 @@ jobs:
         duration: 1
         durations: [1]
 `, `w.yaml:4: cluster.nodes[0].cpu: unknown field (want one of count, vcores, memory_mb, gpus, disk_mb)
-w.yaml:5: cluster.heartbeat: unknown field (want one of nodes, ideal, node_heartbeat, am_heartbeat, launch_delay, launch_jitter, external_load)
+w.yaml:5: cluster.heartbeat: unknown field (want one of nodes, ideal, node_heartbeat, am_heartbeat, launch_delay, launch_jitter, external_load, resource_calculator)
 w.yaml:10: jobs[0].phases[0].request.mem: unknown field (want one of vcores, memory_mb, gpus, disk_mb)
 w.yaml:12: jobs[0].phases[0].durations: unknown field (want one of name, tasks, request, duration, start_after)`},
 		{"unknown field json", "w.json", "{\"version\": 1,\n \"jobs\": [{\"id\": \"a\", \"\\u00e9\": {\"deep\": [1, {}]}}]}",
@@ -208,6 +208,11 @@ cluster:
 ` + okJobs, `w.yaml:7: cluster.external_load.points[1][1]: must be in [0, 1]
 w.yaml:8: cluster.external_load.points[2][0]: must be after the previous point (10s)
 w.yaml:9: cluster.external_load.points[3][0]: must be less than the period (35s)`},
+		{"unknown resource calculator", "w.yaml", `version: 1
+cluster:
+  nodes: [{vcores: 16, memory_mb: 65536}]
+  resource_calculator: drf
+` + okJobs, `w.yaml:4: cluster.resource_calculator: must be one of memory, dominant, got "drf"`},
 		{"external load closing point that differs", "w.yaml", `version: 1
 cluster:
   nodes: [{vcores: 16, memory_mb: 65536}]

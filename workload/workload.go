@@ -56,6 +56,12 @@ type Cluster struct {
 	// ExternalLoad is non-YARN load on every node as a fraction of its
 	// capacity over time; nil when the machines are dedicated.
 	ExternalLoad *ExternalLoad
+
+	// Calculator is how the resource manager compares amounts of
+	// resource (resource_calculator: memory, YARN's default
+	// DefaultResourceCalculator, or dominant): every policy's
+	// ApplicationMaster limit is checked with it.
+	Calculator resource.Calculator
 }
 
 // NodeGroup is Count identical machines.

@@ -269,6 +269,10 @@ func (e *encoder) clusterFields(c *Cluster, sep string) {
 		e.key(&first, sep, "external_load")
 		e.externalLoad(c.ExternalLoad)
 	}
+	if c.Calculator != resource.MemoryCalculator {
+		e.key(&first, sep, "resource_calculator")
+		e.str(c.Calculator.String())
+	}
 }
 
 // jobFields writes a job's fields separated by sep; phases are written by

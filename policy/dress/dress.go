@@ -15,8 +15,10 @@
 // its containers end.
 //
 // DRESS keeps YARN Capacity's ApplicationMaster limit (max_am_percent of the
-// cluster, at least one AM always allowed), so that it differs from the
-// Capacity baseline by its pools alone. The workload's queues are not used:
+// cluster, compared under the run's resource calculator, at least one AM
+// always allowed: sched.View.AMRoom, as Capacity's single default queue
+// has it), so that it differs from the Capacity baseline by its pools
+// alone. The workload's queues are not used:
 // the two pools are DRESS's queues.
 package dress
 
@@ -184,6 +186,9 @@ type Policy struct {
 	cfg     Config
 	horizon clock.Duration
 	m       *meter
+	// amLimit is max_am_percent of the cluster, as Capacity's single
+	// default queue has; the core's AM-limit test (sched.View.AMRoom)
+	// applies it to every AM, one always allowed when none runs.
 	amLimit resource.Vector
 
 	delta float64
@@ -222,9 +227,7 @@ func New(v *sched.View, cfg Config) (*Policy, error) {
 	if p.horizon <= 0 {
 		p.horizon = cfg.Interval
 	}
-	for d := range capacity {
-		p.amLimit[d] = int64(math.Ceil(float64(capacity[d]) * cfg.MaxAMPercent))
-	}
+	p.amLimit = sched.AMLimit(capacity, cfg.MaxAMPercent)
 	for i := range p.pools {
 		p.pools[i] = pool{tasks: jobq.ByID(jobq.TaskAsks), ams: jobq.ByID(jobq.AMAsks)}
 	}
@@ -359,6 +362,7 @@ func (p *Policy) limit() (sd, ld int64) {
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	free := n.Free()
 	sdLimit, ldLimit := p.limit()
+	amRoom := p.v.AMRoom(p.amLimit, p.v.Cluster().AMAllocated())
 	for cat, limit := range [2]int64{sdLimit, ldLimit} {
 		pl := &p.pools[cat]
 		if pl.tasks.Len() == 0 && pl.ams.Len() == 0 {
@@ -372,7 +376,7 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		task := pl.tasks.First(n, room)
 		var am *sched.Ask
 		if pl.ams.Len() > 0 {
-			am = pl.ams.First(n, room.Min(p.amRoom()))
+			am = pl.ams.First(n, room.Min(amRoom))
 		}
 		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
 			return am
@@ -382,7 +386,7 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		}
 	}
 	if p.cfg.Lend {
-		return p.borrow(n, free)
+		return p.borrow(n, free, amRoom)
 	}
 	return nil
 }
@@ -398,13 +402,13 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 // room lent for it would not come back as tasks end, and AMs of large jobs
 // started on borrowed room can fill the AM limit and hold back small jobs.
 // A small job's AM may borrow: its life is short.
-func (p *Policy) borrow(n *cluster.Node, free resource.Vector) *sched.Ask {
+func (p *Policy) borrow(n *cluster.Node, free, amRoom resource.Vector) *sched.Ask {
 	for cat := range p.pools {
 		pl := &p.pools[cat]
 		task := pl.tasks.First(n, free)
 		var am *sched.Ask
 		if (cat == int(SD) || p.cfg.LendAMs) && pl.ams.Len() > 0 {
-			am = pl.ams.First(n, free.Min(p.amRoom()))
+			am = pl.ams.First(n, free.Min(amRoom))
 		}
 		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
 			return am
@@ -414,22 +418,6 @@ func (p *Policy) borrow(n *cluster.Node, free resource.Vector) *sched.Ask {
 		}
 	}
 	return nil
-}
-
-// amRoom is what ApplicationMasters may still take: max_am_percent of the
-// cluster, as Capacity's single default queue has, and always one AM when
-// none runs.
-func (p *Policy) amRoom() resource.Vector {
-	var used resource.Vector
-	count := 0
-	for _, q := range p.v.Queues() {
-		used = used.Add(q.AMUsage())
-		count += q.AMContainers()
-	}
-	if count == 0 {
-		return p.v.Cluster().Capacity()
-	}
-	return p.amLimit.Sub(used)
 }
 
 // TickEvery is the adjustment interval.
@@ -464,7 +452,7 @@ func (p *Policy) inputs(now clock.Time) inputs {
 	a2 := min(max(0, ldLimit-p.pools[LD].used), ac-a1)
 	in.A1, in.A2 = float64(a1), float64(a2)
 	var f [2]float64
-	amLeft := p.amRoom()
+	amUsed := p.v.Cluster().AMAllocated()
 	for cat := range p.live {
 		for _, j := range p.live[cat] {
 			if p.est != nil {
@@ -477,7 +465,7 @@ func (p *Policy) inputs(now clock.Time) inputs {
 				f[cat] += u
 				in.predicted += n
 			}
-			if p.cfg.Usable && !p.usable(j, &amLeft) {
+			if p.cfg.Usable && !p.usable(j, &amUsed) {
 				continue
 			}
 			if r := p.remaining(j); r > 0 {
@@ -506,8 +494,9 @@ func (p *Policy) inputs(now clock.Time) inputs {
 
 // usable reports whether job j could take a container now: it is admitted,
 // and if it waits for its ApplicationMaster, the AM fits what the AM limit
-// leaves (amLeft, which the AMs counted so far use up, small jobs first).
-func (p *Policy) usable(j *sched.Job, amLeft *resource.Vector) bool {
+// leaves beside amUsed, which the AMs counted so far add to, small jobs
+// first.
+func (p *Policy) usable(j *sched.Job, amUsed *resource.Vector) bool {
 	switch j.State() {
 	case sched.Waiting, sched.Finished:
 		return false
@@ -516,10 +505,10 @@ func (p *Policy) usable(j *sched.Job, amLeft *resource.Vector) bool {
 			return true // allocated, starting
 		}
 		am := j.Spec().AM
-		if !am.Fits(*amLeft) {
+		if !am.Fits(p.v.AMRoom(p.amLimit, *amUsed)) {
 			return false
 		}
-		*amLeft = amLeft.Sub(am)
+		*amUsed = amUsed.Add(am)
 	}
 	return true
 }
