@@ -9,6 +9,7 @@ import (
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/sched"
 	"github.com/spindle-sched/spindle/sched/schedtest"
 	"github.com/spindle-sched/spindle/sim"
@@ -287,5 +288,99 @@ func (p *poolPeak) ContainerChanged(c *sched.Container, from sched.ContainerStat
 		*p.peak = max(*p.peak, *p.sum)
 	case c.State().Ended() && from >= sched.Allocated:
 		*p.sum -= share
+	}
+}
+
+// slowStartDoc is the model issue's second case: one MapReduce job alone on
+// 2 nodes of <16 vcores, 8 GB> under an external load cycling between 0.16
+// and 0.33 of every node. AM <2, 4 GB>; 35 maps <1, 4 GB> of 20 s; 21
+// reduces <1, 2 GB> of 30 s at slow-start 0.06. A node keeps 6881 MB at the
+// low point of the load and 5488 MB at the high one, so it fits the AM or a
+// map beside one reduce, or three reduces. Asked for all at once at
+// slow-start, the reduces fill the room the remaining maps need and then
+// wait for them for ever. mapreduceAM is the cluster's mapreduce_am value
+// ("" for the default).
+func slowStartDoc(mapreduceAM string) string {
+	var b strings.Builder
+	b.WriteString("version: 1\ncluster:\n  nodes:\n    - {count: 2, vcores: 16, memory_mb: 8192}\n")
+	b.WriteString("  external_load: {points: [[0s, 0.16], [60s, 0.33]], period: 120s}\n")
+	if mapreduceAM != "" {
+		fmt.Fprintf(&b, "  mapreduce_am: %s\n", mapreduceAM)
+	}
+	b.WriteString(`jobs:
+  - id: wordcount
+    submit: 0s
+    am: {vcores: 2, memory_mb: 4096}
+    phases:
+      - {name: map, tasks: 35, request: {vcores: 1, memory_mb: 4096}, duration: 20s}
+      - {name: reduce, tasks: 21, request: {vcores: 1, memory_mb: 2048}, duration: 30s, start_after: 0.06}
+`)
+	return b.String()
+}
+
+// The job must finish under every policy with Hadoop's MapReduce AM (2.8,
+// the default, and 2.2): reduces ramp up within half the job's resource
+// limit while maps wait, and are preempted when the maps have no room. With
+// the AM of spindle's old model (mapreduce_am: {model: none}) it deadlocks
+// under every policy, as the issue found.
+func TestMapReduceAMSlowStart(t *testing.T) {
+	for _, tt := range []struct {
+		am       string
+		finishes bool
+	}{
+		{"", true},
+		{"{model: hadoop-2.2}", true},
+		{"{reducer_unconditional_preempt_delay: -1}", true},
+		{"{model: none}", false},
+	} {
+		w, err := workload.Parse([]byte(slowStartDoc(tt.am)), "slow-start.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pol := range policy.Names() {
+			o, err := Run(Spec{Workload: w, Policy: pol, Seed: 1, Check: true, MaxEvents: 200_000})
+			if err != nil {
+				t.Fatalf("%s %s: %v", tt.am, pol, err)
+			}
+			s := o.Summary
+			if s.Deadlocked == tt.finishes || (s.JobsCompleted == 1) != tt.finishes {
+				t.Errorf("mapreduce_am %q, %s: deadlocked %v, %d completed, %d reduces preempted", tt.am, pol, s.Deadlocked, s.JobsCompleted, s.ReducesPreempted)
+				continue
+			}
+			if tt.finishes && s.ReducesPreempted == 0 {
+				t.Errorf("mapreduce_am %q, %s: finished without preempting a reduce", tt.am, pol)
+			}
+			if !tt.finishes && s.ReducesPreempted != 0 {
+				t.Errorf("mapreduce_am %q, %s: %d reduces preempted by the old model", tt.am, pol, s.ReducesPreempted)
+			}
+			if pol == "fifo" {
+				t.Logf("mapreduce_am %-45q fifo: deadlocked %v, makespan %.1f s, %d reduces preempted", tt.am, s.Deadlocked, s.MakespanS, s.ReducesPreempted)
+			}
+		}
+	}
+}
+
+// A run stuck with MapReduce AMs watching for room must still end, and be
+// reported deadlocked: the AutoAdmin paper's heterogeneous Exp1 under fair
+// without admission control fills the cluster's vcores with AMs while the
+// memory stays free, so Hadoop 2.2's AMs, which count memory, see headroom
+// and never preempt, and heartbeat every second for ever (a run that did
+// not end before the stall detector counted their watch heartbeats out).
+func TestMapReduceAMWatchEnds(t *testing.T) {
+	w, err := scenario.AutoAdminHetero{Exp: 1, Model: scenario.PaperModel}.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Cluster.MapReduceAM.Model != workload.MRHadoop22 {
+		t.Fatalf("the paper model's AM is %v, want hadoop-2.2", w.Cluster.MapReduceAM.Model)
+	}
+	for _, pol := range []string{"fair", "fair:max_am_share=-1"} {
+		o, err := Run(Spec{Workload: w, Policy: pol, Seed: 1, Check: true, MaxEvents: 50_000})
+		if err != nil {
+			t.Fatalf("%s: %v", pol, err)
+		}
+		if !o.Summary.Deadlocked {
+			t.Errorf("%s: not deadlocked (%d of %d jobs)", pol, o.Summary.JobsCompleted, o.Summary.JobsTotal)
+		}
 	}
 }

@@ -33,8 +33,11 @@ type Driver interface {
 	// resource manager launches it, a task container when its AM does. The
 	// driver reports RUNNING, and later COMPLETED, through Core.Report.
 	Launch(c *Container)
-	// Stop ends AM container c because its job is done; the driver reports
-	// it COMPLETED through Core.Report.
+	// Stop ends container c, which the core no longer wants: the AM of a
+	// job that is done (the driver reports it COMPLETED through
+	// Core.Report), or a task of a simulated job that its MapReduce AM
+	// preempts (the driver stops it, discards its work, and reports it
+	// KILLED).
 	Stop(c *Container)
 	// WakeAM asks for job j's next AM heartbeat (Core.AMHeartbeat).
 	WakeAM(j *Job)
@@ -87,6 +90,9 @@ type Config struct {
 	// calculator): the ApplicationMaster limit of every policy that has
 	// one (View.AMRoom). The zero value is YARN's default, memory only.
 	Calculator resource.Calculator
+	// MapReduce is the ApplicationMaster the core runs for simulated jobs
+	// whose phases start early (mr.go); the zero value is MRNone.
+	MapReduce MapReduce
 }
 
 // DefaultMaxAMAttempts is YARN's default for
@@ -162,6 +168,11 @@ type Core struct {
 	counts    Counts
 	maxAMFail int
 	calc      resource.Calculator
+
+	// The MapReduce AM (mr.go): its configuration and the jobs whose
+	// reduces it ramps up while their maps run.
+	mr     MapReduce
+	mrJobs []*Job
 }
 
 type observers struct {
@@ -215,12 +226,15 @@ func NewCore(cfg Config) (*Core, error) {
 		return nil, errors.New("core needs a driver and a policy")
 	}
 	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
-		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts, calc: cfg.Calculator}
+		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts, calc: cfg.Calculator, mr: cfg.MapReduce}
 	if c.maxAMFail <= 0 {
 		c.maxAMFail = DefaultMaxAMAttempts
 	}
 	if !cfg.Calculator.Valid() {
 		return nil, fmt.Errorf("core: %v is not a resource calculator", cfg.Calculator)
+	}
+	if m := cfg.MapReduce; m.Model > MRHadoop22 || !(m.RampupLimit >= 0 && m.RampupLimit <= 1) || !(m.PreemptionLimit >= 0 && m.PreemptionLimit <= 1) || m.PreemptDelay < 0 {
+		return nil, fmt.Errorf("core: bad MapReduce AM configuration %+v", m)
 	}
 	if len(cfg.NodeNames) > 0 && len(cfg.NodeNames) != len(cfg.Nodes) {
 		return nil, fmt.Errorf("%d node names for %d nodes", len(cfg.NodeNames), len(cfg.Nodes))
@@ -542,7 +556,10 @@ func (c *Core) askReadyPhases(j *Job) {
 			break
 		}
 		p.asked = true
-		c.addPending(&j.asks[1+k], j.spec.Phases[k].Tasks)
+		if !c.mrStart(j, k) {
+			c.addPending(&j.asks[1+k], j.spec.Phases[k].Tasks)
+		}
+		j.lastAsked = c.now
 		asked = true
 	}
 	if asked {
@@ -673,6 +690,9 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	}
 	c.link(ct)
 	if !am {
+		if j.mr != nil {
+			c.mrAllocated(j, ct)
+		}
 		p := &j.progress[a.phase]
 		if r := j.retry; r != nil && len(r[a.phase]) > 0 {
 			k := len(r[a.phase])
@@ -802,6 +822,9 @@ func (c *Core) complete(ct *Container) {
 		return
 	}
 	if !am {
+		if j.mr != nil {
+			c.mrEnded(j, ct)
+		}
 		p := &j.progress[ct.phase]
 		p.running--
 		p.completedRM++
@@ -874,26 +897,31 @@ func (c *Core) AMHeartbeat(now clock.Time, j *Job) {
 		j.toAcquire[i] = nil
 	}
 	j.toAcquire = j.toAcquire[:0]
-	if !j.amNews {
-		return
+	if j.amNews {
+		j.amNews = false
+		done := true
+		for k := range j.progress {
+			p := &j.progress[k]
+			p.completedAM = p.completedRM
+			done = done && int(p.completedAM) == j.spec.Phases[k].Tasks
+		}
+		c.progress++
+		if done {
+			c.finish(j)
+			return
+		}
+		c.askReadyPhases(j)
 	}
-	j.amNews = false
-	done := true
-	for k := range j.progress {
-		p := &j.progress[k]
-		p.completedAM = p.completedRM
-		done = done && int(p.completedAM) == j.spec.Phases[k].Tasks
+	if j.mr != nil {
+		c.mrHeartbeat(j)
 	}
-	c.progress++
-	if done {
-		c.finish(j)
-		return
-	}
-	c.askReadyPhases(j)
 }
 
 func (c *Core) finish(j *Job) {
 	was := j.state
+	if j.mr != nil {
+		c.mrEnd(j)
+	}
 	c.dropAsks(j)
 	j.state = Finished
 	j.finish = c.now

@@ -157,6 +157,8 @@ type Config struct {
 	Admission func(v *sched.View) (sched.Admission, error)
 	// Calculator is the run's resource calculator (sched.Config).
 	Calculator resource.Calculator
+	// MapReduce is the simulated jobs' ApplicationMaster (sched.Config).
+	MapReduce sched.MapReduce
 }
 
 // New builds a core over the policy, in debug mode so Check sees every
@@ -171,7 +173,7 @@ func New(t testing.TB, cfg Config) *Harness {
 			h.pol = &Forward{Inner: p}
 			return (*forcing)(h), err
 		},
-		NewAdmission: cfg.Admission, Calculator: cfg.Calculator,
+		NewAdmission: cfg.Admission, Calculator: cfg.Calculator, MapReduce: cfg.MapReduce,
 	})
 	if err != nil {
 		t.Fatalf("NewCore: %v", err)
