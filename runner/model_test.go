@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -381,6 +382,89 @@ func TestMapReduceAMWatchEnds(t *testing.T) {
 		}
 		if !o.Summary.Deadlocked {
 			t.Errorf("%s: not deadlocked (%d of %d jobs)", pol, o.Summary.JobsCompleted, o.Summary.JobsTotal)
+		}
+	}
+}
+
+// Deadlocks of AutoAdmin's promise that the widened property test found,
+// each reduced to a case: a policy's own limits, or the model, blocking a
+// job that fits. Each must finish under its policies, with and without
+// admission control.
+func TestPoliciesDoNotBlockJobsThatFit(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		doc      string
+		policies []string
+	}{
+		// One node of <4 vcores, 8 GB>: a job's AM and one task take
+		// the whole node. DRESS's pools never reach the whole cluster
+		// (δ stays within [0.01, 0.99]), so the task never fitted the
+		// large jobs' pool; now a pool holding no task container may
+		// start one that could never fit it.
+		{"a task beside its AM takes the whole node", `version: 1
+cluster:
+  nodes: [{count: 1, vcores: 4, memory_mb: 8192}]
+jobs:
+  - {id: big, submit: 0s, am: {vcores: 2, memory_mb: 4096}, phases: [{tasks: 3, request: {vcores: 2, memory_mb: 4096}, duration: 10s}]}
+  - {id: small, submit: 1s, am: {vcores: 1, memory_mb: 512}, phases: [{tasks: 2, request: {vcores: 1, memory_mb: 512}, duration: 5s}]}
+`, []string{"dress", "dress+", "dress:estimator=off"}},
+		// A reservation held a node for a request that fits the node's
+		// capacity but not what the external load leaves of it, which
+		// stays: the node took nothing else for ever. A reservation now
+		// needs the request to fit the node's usable capacity.
+		{"a reservation under external load", `version: 1
+cluster:
+  nodes: [{count: 1, vcores: 4, memory_mb: 16384}, {count: 2, vcores: 8, memory_mb: 8192}]
+  external_load: {points: [[0s, 0.27], [30s, 0.13]]}
+jobs:
+  - {id: a, submit: 0s, am: {vcores: 1, memory_mb: 1024}, phases: [{tasks: 4, request: {vcores: 1, memory_mb: 8192}, duration: 10s}]}
+  - {id: b, submit: 0s, am: {vcores: 1, memory_mb: 512}, phases: [{tasks: 4, request: {vcores: 4, memory_mb: 512}, duration: 10s}]}
+  - {id: c, submit: 1s, am: {vcores: 1, memory_mb: 512}, phases: [{tasks: 4, request: {vcores: 2, memory_mb: 256}, duration: 10s}]}
+`, []string{"capacity:reserve=true", "fair:reserve=true", "drf:reserve=true"}},
+		// One node under a load cycling every 61 s: a task fits beside
+		// its AM only while the load is low, and Reverse-Adaptive, which
+		// keeps room for the load's peak over its next 10-s cycle,
+		// places it only at a cycle that starts in the low stretch,
+		// which comes round every 610 s. The deadlock detector gave up
+		// after one period of the load (at 293 s); it now waits for the
+		// ticks and the load to come round together, and the run ends
+		// at 1,198 s.
+		{"a ticking policy under a periodic load", "testdata/model/ticks-and-load.yaml", []string{"reverse-adaptive"}},
+		// Three phases, both later ones at slow-start: the AM's
+		// allocator hands over from one pair of phases to the next.
+		{"two slow-start phases in a row", `version: 1
+cluster:
+  nodes: [{count: 2, vcores: 8, memory_mb: 8192}]
+jobs:
+  - id: chain
+    submit: 0s
+    phases:
+      - {tasks: 6, request: {vcores: 1, memory_mb: 3072}, duration: 10s}
+      - {tasks: 4, request: {vcores: 1, memory_mb: 2048}, duration: 10s, start_after: 0.2}
+      - {tasks: 4, request: {vcores: 1, memory_mb: 2048}, duration: 10s, start_after: 0.3}
+`, []string{"fifo", "capacity", "fair", "dress"}},
+	} {
+		if strings.HasPrefix(tt.doc, "testdata/") {
+			b, err := os.ReadFile(tt.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.doc = string(b)
+		}
+		w, err := workload.Parse([]byte(tt.doc), "case.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		for _, pol := range tt.policies {
+			for _, adm := range []string{"none", "autoadmin", "autoadmin+"} {
+				o, err := Run(Spec{Workload: w, Policy: pol, Admission: adm, Seed: 78, Check: true, MaxEvents: 100_000})
+				if err != nil {
+					t.Fatalf("%s, %s -a %s: %v", tt.name, pol, adm, err)
+				}
+				if s := o.Summary; s.Deadlocked {
+					t.Errorf("%s, %s -a %s: deadlocked, %v", tt.name, pol, adm, s.StuckJobs)
+				}
+			}
 		}
 	}
 }

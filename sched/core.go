@@ -17,6 +17,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
@@ -132,7 +133,7 @@ type Core struct {
 	acceptMin resource.Vector
 	anyAsk    bool
 
-	progress uint64 // counts state changes, for stall detection
+	progress uint64 // counts state changes but reservations, for stall detection
 	// retried is progress when waiting jobs were last retried for
 	// admission: a driver that elides node updates knows from it whether a
 	// retry could now go differently.
@@ -304,7 +305,8 @@ func (c *Core) Jobs() []*Job { return c.jobs }
 func (c *Core) Err() error { return c.err }
 
 // Progress counts state changes; a driver that sees it stand still while
-// jobs remain knows nothing can move.
+// jobs remain knows nothing can move. Reservations made and cancelled are
+// not counted: they move no job.
 func (c *Core) Progress() uint64 { return c.progress }
 
 // HasDemand reports whether any job waits for a container or for admission,
@@ -338,6 +340,29 @@ func (c *Core) MayAccept(n *cluster.Node) bool {
 		return c.anyAsk
 	}
 	return c.anyAsk && c.acceptMin.Fits(n.Free())
+}
+
+// TickCycle returns the least common multiple of the periodic observers'
+// intervals, the time after which their ticks fall at the same phases
+// again, or 0 when none is registered.
+func (c *Core) TickCycle() clock.Duration {
+	var cycle int64
+	for _, t := range c.obs.tick {
+		e := int64(t.TickEvery())
+		if cycle == 0 {
+			cycle = e
+			continue
+		}
+		g := cycle
+		for b := e; b != 0; {
+			g, b = b, g%b
+		}
+		if cycle/g > math.MaxInt64/e {
+			return clock.Duration(math.MaxInt64)
+		}
+		cycle = cycle / g * e
+	}
+	return clock.Duration(cycle)
 }
 
 // NextTick returns the first instant after now at which some periodic
@@ -615,17 +640,18 @@ func (c *Core) reserve(n *cluster.Node, a *Ask) {
 	a.reserved++
 	c.reservations[n.ID()] = ct
 	c.reservedN++
-	c.progress++
 	c.transition(ct, Reserved)
 }
 
 // serveReservation turns n's reservation into an allocation when it now
-// fits, or cancels it (KILLED) when its ask has no more containers to give it;
-// it reports whether n is free for other allocations.
+// fits, or cancels it (KILLED) when its ask has no more containers to give it
+// or it no longer fits what the node offers when empty (the external load
+// rose: a reservation must not hold a node for a request the node cannot
+// take); it reports whether n is free for other allocations.
 func (c *Core) serveReservation(n *cluster.Node) bool {
 	ct := c.reservations[n.ID()]
 	a := &ct.job.asks[ct.phase+1]
-	if a.Pending < a.reserved || ct.job.state == Finished || !a.EligibleOn(n) {
+	if a.Pending < a.reserved || ct.job.state == Finished || !a.EligibleOn(n) || !ct.req.Fits(n.Usable()) {
 		c.unreserve(ct, a)
 		c.transition(ct, Killed)
 		if c.live != nil {
@@ -646,7 +672,6 @@ func (c *Core) unreserve(ct *Container, a *Ask) {
 	a.reserved--
 	c.reservations[ct.node.ID()] = nil
 	c.reservedN--
-	c.progress++
 }
 
 func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
@@ -659,8 +684,8 @@ func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
 		return fmt.Errorf("policy picked an ask of job %s phase %d with nothing pending", j.key, a.phase)
 	case !a.Request.Fits(n.Free()) && !c.reserving:
 		return fmt.Errorf("policy picked %v for %v, which has only %v free", a.Request, n, n.Free())
-	case !a.Request.Fits(n.Free()) && (!a.Request.Fits(n.Capacity()) || a.Pending <= a.reserved):
-		return fmt.Errorf("policy reserved %v for %v: it fits no node of that size, or the ask is reserved on enough nodes already", a.Request, n)
+	case !a.Request.Fits(n.Free()) && (!a.Request.Fits(n.Usable()) || a.Pending <= a.reserved):
+		return fmt.Errorf("policy reserved %v for %v: it does not fit what the node offers when empty (%v), or the ask is reserved on enough nodes already", a.Request, n, n.Usable())
 	case a.lv != nil && a.lv.eligible != nil && !a.lv.eligible(n):
 		return fmt.Errorf("policy picked an ask of job %s phase %d for %v, which its placement constraints exclude", j.key, a.phase, n)
 	case a.IsAM() && j.state != Admitted, !a.IsAM() && j.state != Active:
@@ -755,7 +780,12 @@ func (c *Core) transition(ct *Container, to ContainerState) {
 	}
 	ct.state = to
 	ct.times[slot(to)] = c.now
-	c.progress++
+	if to != Reserved && from != Reserved {
+		// A reservation made or cancelled is no progress: it changes
+		// no job's state, and under a varying external load a stuck
+		// run would make and cancel them for ever.
+		c.progress++
+	}
 	for _, o := range c.obs.container {
 		o.ContainerChanged(ct, from)
 	}
@@ -910,6 +940,11 @@ func (c *Core) AMHeartbeat(now clock.Time, j *Job) {
 			c.finish(j)
 			return
 		}
+		if j.mr != nil && int(j.progress[j.mr.m].completedAM) >= j.spec.Phases[j.mr.m].Tasks {
+			// Every map done: the reduces are asked for whole, before
+			// a later phase may start early in turn.
+			c.mrEnd(j)
+		}
 		c.askReadyPhases(j)
 	}
 	if j.mr != nil {
@@ -957,8 +992,9 @@ func (c *Core) finish(j *Job) {
 // that excess as external demand left unmet. When any node's usable capacity
 // changes, the driver re-derives MayAccept for every node; when the load
 // falls, nodes are reconsidered too. A rise only takes room away, so it
-// needs no visit: a policy whose choices could widen as the machines fill
-// must call View.Reconsider itself. The change is not counted as progress: a
+// needs no visit, unless it leaves a node reserved for a request the node can
+// no longer take (its next update cancels the reservation): a policy whose
+// choices could widen as the machines fill must call View.Reconsider itself. The change is not counted as progress: a
 // load that keeps varying must not hide a run that can no longer move.
 func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
 	c.enter("SetExternalLoad")
@@ -991,11 +1027,27 @@ func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
 	}
 	if changed {
 		c.driver.AcceptLowered()
-		if fell {
+		if fell || c.reservationUnfit() {
 			c.reconsider()
 		}
 	}
 	return nil
+}
+
+// reservationUnfit reports whether some node is reserved for a request that
+// no longer fits what the node offers when empty: its next update cancels
+// the reservation (serveReservation), so a rising load that causes it must
+// bring that update as a falling one does.
+func (c *Core) reservationUnfit() bool {
+	if c.reservedN == 0 {
+		return false
+	}
+	for _, ct := range c.reservations {
+		if ct != nil && !ct.req.Fits(ct.node.Usable()) {
+			return true
+		}
+	}
+	return false
 }
 
 // ExternalLoad returns the external load now applied, as a fraction of every

@@ -709,6 +709,8 @@ func (c *Core) clusterChanged(n *cluster.Node, more bool) {
 	if more {
 		c.retryAdmission()
 		c.reconsider()
+	} else if c.reservationUnfit() {
+		c.reconsider()
 	}
 }
 

@@ -92,6 +92,11 @@ func (c *Core) mrStart(j *Job, r int) bool {
 	if c.mr.Model == MRNone || r == 0 || int(j.progress[r-1].completedAM) >= j.spec.Phases[r-1].Tasks {
 		return false
 	}
+	if j.mr != nil {
+		// Phase r starts only once its previous phase has tasks done,
+		// which waits for every task before: the pair before is over.
+		c.mrEnd(j)
+	}
 	j.mr = &mrState{m: r - 1, r: r, pending: j.spec.Phases[r].Tasks, checked: -1, mapsAsked: j.lastAsked}
 	c.mrJobs = append(c.mrJobs, j)
 	return true

@@ -446,7 +446,7 @@ func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 			// last knot; one that repeats has shown every value within a
 			// period.
 			p := x.curve.Period()
-			if p == 0 || s.now-markAt <= clock.Time(p) {
+			if p == 0 || s.now-markAt <= clock.Time(s.loadCycle(p)) {
 				return false
 			}
 			return s.q.counts[evTick] == 0 || *quietTicks > idleTicks
@@ -469,6 +469,30 @@ func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 		return next.at-from > 3*clock.Time(s.watchPeriod())
 	}
 	return false
+}
+
+// maxLoadCycles bounds loadCycle, in periods of the load.
+const maxLoadCycles = 100
+
+// loadCycle is how long a stuck run under a load of the given period must
+// go without change before it is declared stuck: one period, or, under
+// ticking policies, until the ticks and the load come back to the same
+// phases together (a policy that keeps room for the load a cycle ahead may
+// place a task only at the rare tick that falls where the load stays low
+// for a whole cycle), bounded by maxLoadCycles periods.
+func (s *simulator) loadCycle(p clock.Duration) clock.Duration {
+	c := s.core.TickCycle()
+	if c <= 0 {
+		return p
+	}
+	g, b := int64(p), int64(c)
+	for b != 0 {
+		g, b = b, g%b
+	}
+	if int64(p)/g > maxLoadCycles*int64(p)/int64(c) {
+		return maxLoadCycles * p
+	}
+	return min(clock.Duration(int64(p)/g*int64(c)), maxLoadCycles*p)
 }
 
 // watchPeriod is how often a watching AM heartbeats (sched.AMWatcher): its

@@ -125,9 +125,9 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 			amRoom = p.v.AMRoom(p.amLimit(cq), cq.q.AMUsage())
 		}
 		if p.cfg.Reserve {
-			task = cq.wanting.FirstOrReserve(n, free, n.Capacity(), ceiling)
+			task = cq.wanting.FirstOrReserve(n, free, n.Usable(), ceiling)
 			if cq.amWait.Len() > 0 {
-				am = cq.amWait.FirstOrReserve(n, free, n.Capacity(), ceiling.Min(amRoom))
+				am = cq.amWait.FirstOrReserve(n, free, n.Usable(), ceiling.Min(amRoom))
 			}
 		} else {
 			task = cq.wanting.First(n, room)

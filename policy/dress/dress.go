@@ -212,9 +212,12 @@ type jobInfo struct {
 }
 
 type pool struct {
-	used  int64       // units held by the category's containers
-	tasks *jobq.Queue // jobs asking for task containers, by submission
-	ams   *jobq.Queue // jobs waiting for their AM container, by submission
+	used int64 // units held by the category's containers
+	// taskContainers counts the category's task containers held: while
+	// it is 0 the pool may take one that could never fit its limit.
+	taskContainers int
+	tasks          *jobq.Queue // jobs asking for task containers, by submission
+	ams            *jobq.Queue // jobs waiting for their AM container, by submission
 }
 
 // New returns a DRESS policy.
@@ -313,6 +316,9 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 	switch c.State() {
 	case sched.Allocated:
 		p.pools[cat].used += size
+		if !c.IsAM() {
+			p.pools[cat].taskContainers++
+		}
 	case sched.Running:
 		if !c.IsAM() {
 			p.tasks++
@@ -329,6 +335,9 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 			return // never held resources
 		}
 		p.pools[cat].used -= size
+		if !c.IsAM() {
+			p.pools[cat].taskContainers--
+		}
 		if !c.IsAM() && from == sched.Running {
 			p.tasks--
 			p.taskUnits[cat] -= size
@@ -356,9 +365,19 @@ func (p *Policy) limit() (sd, ld int64) {
 	return sd, Total - sd
 }
 
+// maxLimit is the most a category's pool can be given, in units: δ at
+// delta_max for small jobs, at delta_min for large ones.
+func (p *Policy) maxLimit(cat Category) int64 {
+	if cat == SD {
+		return int64(math.Round(p.cfg.DeltaMax * float64(Total)))
+	}
+	return Total - int64(math.Round(p.cfg.DeltaMin*float64(Total)))
+}
+
 // Pick serves the small-demand pool first, then the large: in each, the
 // earliest-submitted job whose next container fits the node and the pool's
-// room (and, for an AM, the AM limit).
+// room (and, for an AM, the AM limit). A pool holding no task container may
+// start one that could never fit it.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	free := n.Free()
 	sdLimit, ldLimit := p.limit()
@@ -369,11 +388,22 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 			continue
 		}
 		roomUnits := limit - pl.used
-		if roomUnits <= 0 {
+		if roomUnits <= 0 && pl.taskContainers > 0 {
 			continue
 		}
 		room := free.Min(p.m.room(roomUnits))
 		task := pl.tasks.First(n, room)
+		if task == nil && pl.taskContainers == 0 {
+			// A pool that holds no task container may start one that
+			// would not fit it even at its largest share, as an AM
+			// limit lets one AM start: δ stays within [delta_min,
+			// delta_max], and on a small cluster a job's AM and one
+			// task can need more than a pool can ever have; the job
+			// would wait for ever, its AM holding a container.
+			if a := pl.tasks.First(n, free); a != nil && !a.Request.Fits(p.m.room(p.maxLimit(Category(cat))-pl.used)) {
+				task = a
+			}
+		}
 		var am *sched.Ask
 		if pl.ams.Len() > 0 {
 			am = pl.ams.First(n, room.Min(amRoom))

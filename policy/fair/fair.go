@@ -230,7 +230,7 @@ func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask
 	if fq.amWait.Len() > 0 {
 		amRoom := p.v.AMRoomIn(p.amCalc, p.amLimit(fairFrac), fq.q.AMUsage())
 		if p.cfg.Reserve {
-			if a := fq.amWait.FirstOrReserve(n, free, n.Capacity(), amRoom); a != nil {
+			if a := fq.amWait.FirstOrReserve(n, free, n.Usable(), amRoom); a != nil {
 				return a
 			}
 		} else if a := fq.amWait.First(n, free.Min(amRoom)); a != nil {
@@ -238,7 +238,7 @@ func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask
 		}
 	}
 	if p.cfg.Reserve {
-		return fq.running.FirstOrReserve(n, free, n.Capacity(), n.Capacity())
+		return fq.running.FirstOrReserve(n, free, n.Usable(), n.Usable())
 	}
 	return fq.running.First(n, free)
 }
