@@ -139,10 +139,15 @@ var DefaultMapReduceAM = MapReduceAM{
 	ReducerPreemptDelay: 0, ReducerUnconditionalPreemptDelay: 300 * clock.Second,
 }
 
-// NodeGroup is Count identical machines.
+// NodeGroup is Count identical machines. Labels and Taints, both optional,
+// make it a node pool, as on Kubernetes: a job may run there only if its
+// NodeSelector matches the labels and its Tolerations tolerate every
+// NoSchedule and NoExecute taint (Job.Admits).
 type NodeGroup struct {
 	Count    int
 	Capacity resource.Vector
+	Labels   map[string]string
+	Taints   []Taint
 }
 
 // ExternalLoad is a piecewise-linear fraction of each node's capacity used by
@@ -181,6 +186,12 @@ type Job struct {
 	Deadline clock.Duration
 	// Estimate is the runtime the submitter declares; 0 means none.
 	Estimate clock.Duration
+
+	// NodeSelector and Tolerations, both optional, say which node groups
+	// the job's AM and tasks may use (Job.Admits), as a pod's
+	// nodeSelector and tolerations do.
+	NodeSelector map[string]string
+	Tolerations  []Toleration
 
 	Phases []Phase
 }
