@@ -10,6 +10,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/spindle-sched/spindle/resource"
 )
 
 func rl(kv ...string) v1.ResourceList {
@@ -119,8 +121,13 @@ func TestParseConfig(t *testing.T) {
 		t.Errorf("unlisted queue without default_queue resolved to %q", got)
 	}
 	empty, err := ParseConfig(nil)
-	if err != nil || empty.resolveQueue("anything") != "default" {
+	if err != nil || empty.resolveQueue("anything") != "default" || empty.Calculator() != resource.MemoryCalculator {
 		t.Fatalf("empty config: %v, %+v", err, empty)
+	}
+	for _, doc := range []string{"resource_calculator: dominant", "queues: [{name: a, capacity: 1}]\nresource_calculator: dominant"} {
+		if dom, err := ParseConfig([]byte(doc)); err != nil || dom.Calculator() != resource.DominantCalculator {
+			t.Errorf("%q: %v, calculator %v", doc, err, dom.Calculator())
+		}
 	}
 	bad := map[string]string{
 		"queues: [{name: a, capacity: 0}]":                         "queues[0].capacity",
@@ -128,6 +135,7 @@ func TestParseConfig(t *testing.T) {
 		"queues: [{capacity: 0.5}]":                                "queues[0].name",
 		"queues: [{name: a, capacity: 1}, {name: a, capacity: 1}]": "queues[1].name",
 		"queues: [{name: a, capacity: 1}]\ndefault_queue: b":       "default_queue",
+		"resource_calculator: drf":                                 "resource_calculator",
 		"queues: [{name: a, capacity: 1, weight: 2}]":              "weight",
 		"default_queue: x":                                         "default_queue",
 	}

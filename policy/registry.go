@@ -31,13 +31,13 @@ var builtin = params.NewRegistry("policy",
 			return func(v *sched.View) (sched.Policy, error) { return capacity.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "fair",
-		Summary: "YARN Fair: the job furthest below its instantaneous fair share (memory) first, AM share limit",
+		Summary: "YARN Fair: the job furthest below its instantaneous fair share (memory) first, AM share limit under the run's resource calculator",
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
 			cfg := fair.Params(r, fair.Memory)
 			return func(v *sched.View) (sched.Policy, error) { return fair.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "drf",
-		Summary: "dominant resource fairness: the job with the lowest dominant share first, AM share limit",
+		Summary: "dominant resource fairness: the job with the lowest dominant share first, AM share limit checked in every resource whatever the run's resource calculator (deliberately: as YARN's Fair scheduler under its drf policy)",
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
 			cfg := fair.Params(r, fair.DRF)
 			return func(v *sched.View) (sched.Policy, error) { return fair.New(v, cfg), nil }, nil
@@ -68,7 +68,7 @@ var builtin = params.NewRegistry("policy",
 			return func(v *sched.View) (sched.Policy, error) { return sjf.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "tetris",
-		Summary:         "Tetris (Grandl et al., SIGCOMM 2014): best alignment of request and node free resources plus ε × shortest remaining work, fairness knob f",
+		Summary:         "Tetris (Grandl et al., SIGCOMM 2014): best alignment of request and node free resources plus ε × shortest remaining work, fairness knob f; AM limit checked in every resource whatever the run's resource calculator (deliberately: a multi-resource packer)",
 		WithoutEstimate: "takes their task durations only from tasks seen to end (the phase's, the job's, then the cluster's mean, else 1 s), so that its remaining-work term ranks new jobs by their task count and size, not by their runtime",
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
 			cfg := tetris.Params(r)

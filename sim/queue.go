@@ -21,6 +21,7 @@ const (
 	evAMBeat                    // an ApplicationMaster heartbeat
 	evPass                      // ideal mode: allocation pass over every node that may accept
 	evLoad                      // the external load is sampled and applied
+	evAMWatch                   // an AM heartbeat its MapReduce AM asked for although nothing happened (sched.AMWatcher)
 	numEventKinds
 )
 
@@ -33,6 +34,7 @@ var class = [numEventKinds]uint8{
 	evTick:     1,
 	evNodeBeat: 2,
 	evAMBeat:   3,
+	evAMWatch:  3,
 	evPass:     4,
 }
 

@@ -72,7 +72,7 @@ var rules = []rule{
 	{"scenario", []string{"clock", "resource", "workload"}},
 	{"trace", []string{"clock", "resource", "workload", "kube/record"}},
 	// The report reads a scheme's section with the scheme's own type.
-	{"report", []string{"clock", "cluster", "metrics", "policy/dress"}},
+	{"report", []string{"clock", "cluster", "metrics", "policy/dress", "admission/autoadmin"}},
 	{"whatif", []string{"clock", "resource", "workload", "metrics"}},
 	{"experiments/...", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 	{"experiments", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},

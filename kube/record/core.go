@@ -47,6 +47,14 @@ func newCore(out sink, opt Options) (*core, error) {
 	return c, nil
 }
 
+// noMapReduceAM is the MapReduce AM model "none" with Hadoop's limits
+// beside it (unused under that model), written out in every recording.
+var noMapReduceAM = func() workload.MapReduceAM {
+	m := workload.DefaultMapReduceAM
+	m.Model = workload.MRNone
+	return m
+}()
+
 // refusedRequests is the reason a pod whose requests the scheduler cannot
 // count (negative, or beyond what it counts) is left out.
 const refusedRequests = "pods with requests the scheduler refuses (negative or too large)"
@@ -117,8 +125,13 @@ func (c *core) emit(j *jobRec) error {
 // finish writes the cluster and queues and returns the summary.
 func (c *core) finish() (*Summary, error) {
 	cl := workload.Cluster{
-		Nodes:         c.nodes.groupsOut(),
-		Timing:        workload.TimingKubernetes,
+		Nodes:  c.nodes.groupsOut(),
+		Timing: workload.TimingKubernetes,
+		// A Spark application's executors, or a Job's pods, are asked
+		// for by their driver or controller, not by a MapReduce AM that
+		// ramps reduces up and preempts them: later waves start as
+		// recorded.
+		MapReduceAM:   noMapReduceAM,
 		NodeHeartbeat: workload.DefaultNodeHeartbeat,
 		AMHeartbeat:   workload.DefaultAMHeartbeat,
 	}

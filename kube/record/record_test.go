@@ -86,6 +86,9 @@ func TestRecordSparkApplication(t *testing.T) {
 	if c := w.Cluster; c.Timing != workload.TimingKubernetes || c.LaunchDelay != sec(0.4) || c.LaunchJitter != 0.16 {
 		t.Errorf("timing %q, launch %v jitter %v; want kubernetes, 0.4s, 0.16", c.Timing, c.LaunchDelay, c.LaunchJitter)
 	}
+	if m := w.Cluster.MapReduceAM; m.Model != workload.MRNone {
+		t.Errorf("mapreduce_am model %v, want none: the second wave starts as recorded, not ramped up as reduces", m.Model)
+	}
 	if len(w.Queues) != 1 || w.Queues[0] != (workload.Queue{Name: "spark", Capacity: 1, MaxCapacity: 1}) {
 		t.Errorf("queues %+v", w.Queues)
 	}
