@@ -271,7 +271,7 @@ var reproduceTolerance = struct{ makespan, order float64 }{0.10, 0.8}
 
 // Issue 27 item 4 (a) and (b): examples/mixed.yaml replayed under
 // kube-scheduler and under 'spindle kube schedule -p fair', each while
-// 'spindle kube record' runs. (a) Each recording has the played jobs,
+// 'spindle kube record' runs (with its default admission, autoadmin). (a) Each recording has the played jobs,
 // requests and phases, and every task's duration within kwok's timing. (b)
 // Simulating the recording under the policy that ran live (the
 // kube-scheduler model, and fair) reproduces the recorded makespan within
@@ -282,10 +282,13 @@ func TestLiveRecordsAReplay(t *testing.T) {
 	played := loadWorkload(t, "../../examples/mixed.yaml")
 	for _, sched := range []string{"default-scheduler", "spindle"} {
 		policy := map[string]string{"default-scheduler": "kube-scheduler", "spindle": "fair"}[sched]
+		adm := map[string]string{"default-scheduler": "none", "spindle": "autoadmin"}[sched]
 		t.Run(sched, func(t *testing.T) {
 			c := kubetest.Start(t, kubetest.Options{Kwok: true, Scheduler: sched == "default-scheduler"})
 			if sched == "spindle" {
-				if _, err := c.Run("spindle", bin, "kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fair", "--http-address", "off"); err != nil {
+				// -a autoadmin is the default; named, as the simulation
+				// below runs it too.
+				if _, err := c.Run("spindle", bin, "kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fair", "-a", "autoadmin", "--http-address", "off"); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -301,7 +304,7 @@ func TestLiveRecordsAReplay(t *testing.T) {
 				sims = append(sims, "kube-scheduler:backoff=false", "fifo")
 			}
 			for i, pol := range sims {
-				a, err := reproduce(rec, pol)
+				a, err := reproduce(rec, pol, adm)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -318,10 +321,11 @@ func TestLiveRecordsAReplay(t *testing.T) {
 	}
 }
 
-// reproduce simulates a recording under pol and measures it against the
-// run as recorded, as 'spindle whatif' does.
-func reproduce(rec *workload.Workload, pol string) (whatif.Agreement, error) {
-	o, err := runner.Run(runner.Spec{Workload: rec, WorkloadName: "recorded", Policy: pol, Seed: 1})
+// reproduce simulates a recording under pol and the admission controller
+// adm and measures it against the run as recorded, as 'spindle whatif'
+// does.
+func reproduce(rec *workload.Workload, pol, adm string) (whatif.Agreement, error) {
+	o, err := runner.Run(runner.Spec{Workload: rec, WorkloadName: "recorded", Policy: pol, Admission: adm, Seed: 1})
 	if err != nil {
 		return whatif.Agreement{}, err
 	}
