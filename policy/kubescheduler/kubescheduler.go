@@ -80,6 +80,14 @@ type Policy struct {
 	pods  []*group            // waiting pods, in groups of one ask's identical pods
 	byAsk map[askKey][]*group // the groups of each ask, oldest first
 	known map[askKey]int      // pods of each ask in groups
+	// wanting is every job AsksChanged has named that may still ask, in
+	// the order first named (deterministic, unlike a map's). The core
+	// tells AsksChanged only when an ask starts or stops being
+	// outstanding; a count that moves between (a live job's next pod, an
+	// adopted driver's executors, a MapReduce AM ramping reduces up or
+	// asking again for those it preempted) is caught by catchUp.
+	wanting   []*sched.Job
+	isWanting map[sched.JobID]bool
 
 	// The plan: for each node the groups placed there, in queue order.
 	plan      map[cluster.NodeID][]planned
@@ -119,7 +127,8 @@ type planned struct {
 
 // New returns the policy.
 func New(v *sched.View, cfg Config) *Policy {
-	return &Policy{cfg: cfg, v: v, byAsk: map[askKey][]*group{}, known: map[askKey]int{}, plan: map[cluster.NodeID][]planned{}, dirty: true}
+	return &Policy{cfg: cfg, v: v, byAsk: map[askKey][]*group{}, known: map[askKey]int{}, isWanting: map[sched.JobID]bool{},
+		plan: map[cluster.NodeID][]planned{}, dirty: true}
 }
 
 func (p *Policy) ask(k askKey) *sched.Ask {
@@ -133,7 +142,31 @@ func (p *Policy) ask(k askKey) *sched.Ask {
 // AsksChanged notes pods newly asked for (or withdrawn) by job j.
 func (p *Policy) AsksChanged(j *sched.Job) {
 	p.sync(j)
+	if !p.isWanting[j.ID()] && j.State() != sched.Finished {
+		p.isWanting[j.ID()] = true
+		p.wanting = append(p.wanting, j)
+	}
 	p.dirty = true
+}
+
+// catchUp syncs every job that may still ask, and reports whether any
+// ask's count had moved unannounced; finished jobs leave the list.
+func (p *Policy) catchUp() bool {
+	moved := false
+	live := p.wanting[:0]
+	for _, j := range p.wanting {
+		if p.sync(j) {
+			moved = true
+		}
+		if j.State() == sched.Finished {
+			delete(p.isWanting, j.ID())
+			continue
+		}
+		live = append(live, j)
+	}
+	clear(p.wanting[len(live):])
+	p.wanting = live
+	return moved
 }
 
 // JobFinished drops what the job still asked for.
@@ -143,9 +176,11 @@ func (p *Policy) JobFinished(j *sched.Job) {
 }
 
 // sync brings the groups of j's asks in line with what each asks for now:
-// new pods join the queue's end; withdrawn ones leave from the newest.
-func (p *Policy) sync(j *sched.Job) {
+// new pods join the queue's end; withdrawn ones leave from the newest. It
+// reports whether any count moved.
+func (p *Policy) sync(j *sched.Job) bool {
 	now := p.v.Now()
+	moved := false
 	for i := range j.Asks() {
 		a := &j.Asks()[i]
 		k := askKey{j.ID(), int32(i)}
@@ -154,6 +189,9 @@ func (p *Policy) sync(j *sched.Job) {
 			want = 0
 		}
 		have := p.known[k]
+		if want != have {
+			moved = true
+		}
 		switch {
 		case want > have:
 			p.seq++
@@ -180,6 +218,7 @@ func (p *Policy) sync(j *sched.Job) {
 			p.known[k] = want
 		}
 	}
+	return moved
 }
 
 // ContainerChanged keeps the plan while the only changes are its own
@@ -205,6 +244,10 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	if p.v.Cluster().Free() != p.freeAfter.Add(p.pending) {
 		// Room changed under the plan: another workload's load moved.
 		p.dirty, p.freed = true, true
+	}
+	if !p.dirty && len(p.plan[n.ID()]) == 0 && p.catchUp() {
+		// Pods asked for unannounced, which this node may take.
+		p.dirty = true
 	}
 	if p.dirty {
 		p.rebuild()
@@ -266,6 +309,7 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 // best node, counting the pods placed before it.
 func (p *Policy) rebuild() {
 	p.dirty = false
+	p.catchUp()
 	now := p.v.Now()
 	clear(p.plan)
 	p.planned = 0
