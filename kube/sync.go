@@ -213,7 +213,7 @@ func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState
 	if gen > 1 {
 		key = fmt.Sprintf("%s#%d", id.Job, gen)
 	}
-	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate}
+	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: podPriority(p)}
 	if h.Deadline > 0 {
 		// The goal counts from the pod's creation, which a restarted
 		// scheduler must not push back.

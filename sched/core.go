@@ -99,11 +99,10 @@ type Core struct {
 	admission Admission
 	obs       observers
 
-	queues      []*Queue
-	queueByName map[string]*Queue
-	jobs        []*Job
-	waiting     []*Job // admission FIFO; waiting[waitHead:] are still waiting
-	waitHead    int
+	tree     *queueTree
+	jobs     []*Job
+	waiting  []*Job // admission FIFO; waiting[waitHead:] are still waiting
+	waitHead int
 
 	pool containerPool
 	now  clock.Time
@@ -208,7 +207,7 @@ func NewCore(cfg Config) (*Core, error) {
 	if cfg.Driver == nil || cfg.NewPolicy == nil {
 		return nil, errors.New("core needs a driver and a policy")
 	}
-	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
+	c := &Core{driver: cfg.Driver, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
 		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts}
 	if c.maxAMFail <= 0 {
 		c.maxAMFail = DefaultMaxAMAttempts
@@ -222,23 +221,14 @@ func NewCore(cfg Config) (*Core, error) {
 	}
 	c.onNode = make([]*Container, len(cfg.Nodes))
 	c.view = View{c: c}
-	specs := cfg.Queues
-	if len(specs) == 0 {
-		specs = []QueueSpec{{Name: "default", Capacity: 1, MaxCapacity: 1}}
-	}
-	for i, s := range specs {
-		if _, dup := c.queueByName[s.Name]; dup {
-			return nil, fmt.Errorf("queue %q defined twice", s.Name)
-		}
-		q := &Queue{index: i, spec: s}
-		c.queues = append(c.queues, q)
-		c.queueByName[s.Name] = q
+	var err error
+	if c.tree, err = newQueueTree(cfg.Queues); err != nil {
+		return nil, err
 	}
 	if cfg.Debug {
 		c.live = map[*Container]struct{}{}
 		c.driver = &reentryGuard{c: c, d: cfg.Driver}
 	}
-	var err error
 	if c.policy, err = cfg.NewPolicy(&c.view); err != nil {
 		return nil, err
 	}
@@ -352,9 +342,12 @@ func (c *Core) advance(now clock.Time) {
 func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 	c.enter("Submit")
 	c.advance(now)
-	q := c.queueByName[spec.Queue]
-	if q == nil {
+	q := c.tree.byName[QueuePath(spec.Queue)]
+	switch {
+	case q == nil:
 		return nil, fmt.Errorf("job %s: unknown queue %q", spec.Key, spec.Queue)
+	case !q.Leaf():
+		return nil, fmt.Errorf("job %s: queue %q is a parent queue; jobs go to its leaves", spec.Key, spec.Queue)
 	}
 	switch {
 	case spec.Open && len(spec.Phases) > 0:
@@ -450,7 +443,7 @@ func (c *Core) admit(j *Job) {
 func (c *Core) admitted(j *Job) {
 	j.state = Admitted
 	j.admit = c.now
-	j.queue.active++
+	addActive(j.queue, 1)
 	c.active++
 	c.progress++
 	for _, o := range c.obs.admit {
@@ -684,7 +677,7 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	}
 	j.usage = j.usage.Add(a.Request)
 	j.live++
-	j.queue.usage = j.queue.usage.Add(a.Request)
+	addUsage(j.queue, a.Request)
 	if am {
 		j.queue.amUsage = j.queue.amUsage.Add(a.Request)
 		j.queue.amCount++
@@ -827,7 +820,7 @@ func (c *Core) releaseContainer(ct *Container) bool {
 	c.integrateUtil()
 	j.usage = j.usage.Sub(ct.req)
 	j.live--
-	j.queue.usage = j.queue.usage.Sub(ct.req)
+	subUsage(j.queue, ct.req)
 	if am {
 		j.queue.amUsage = j.queue.amUsage.Sub(ct.req)
 		j.queue.amCount--
@@ -897,7 +890,7 @@ func (c *Core) finish(j *Job) {
 	if was == Waiting {
 		c.unwait(j)
 	} else {
-		j.queue.active--
+		addActive(j.queue, -1)
 		c.active--
 	}
 	for _, o := range c.obs.finish {

@@ -11,10 +11,15 @@ import (
 // JobSpec is what a submitter tells the resource manager about a job: its
 // requests and declared hints, never how long its tasks will take.
 type JobSpec struct {
-	Key      string // the workload's job id
-	Name     string // job type, optional
-	Queue    string
-	User     string
+	Key   string // the workload's job id
+	Name  string // job type, optional
+	Queue string // a leaf's dotted path
+	User  string
+	// Priority orders the job among the jobs of its leaf queue, higher
+	// first, under the policies that read it (FIFO, Capacity, Fair, DRF),
+	// as YARN's application priority does; live, the driver pod's
+	// spec.priority. 0 by default.
+	Priority int32
 	AM       resource.Vector // zero: the job runs without an AM container
 	Deadline clock.Duration  // completion-time goal relative to submission; 0 = none
 	Estimate clock.Duration  // runtime estimate from the run's estimate source; 0 = none
@@ -136,7 +141,9 @@ type phaseProgress struct {
 
 // Job is an application as the resource manager knows it.
 type Job struct {
-	id    JobID
+	id JobID
+	// prio is spec.Priority, next to id: job orders compare both.
+	prio  int32
 	key   string
 	spec  JobSpec
 	queue *Queue
@@ -169,7 +176,7 @@ type Job struct {
 
 func newJob(id JobID, spec *JobSpec, q *Queue, now clock.Time, capacity resource.Vector) *Job {
 	j := &Job{
-		id: id, key: spec.Key, spec: *spec, queue: q, state: Waiting,
+		id: id, prio: spec.Priority, key: spec.Key, spec: *spec, queue: q, state: Waiting,
 		submit: now, admit: -1, amStart: -1, firstRun: -1, lastDone: -1, finish: -1,
 		asks:     make([]Ask, 1+len(spec.Phases)),
 		progress: make([]phaseProgress, len(spec.Phases)),
@@ -206,8 +213,11 @@ func (j *Job) Key() string { return j.key }
 // Spec returns what was declared at submission. Callers must not modify it.
 func (j *Job) Spec() *JobSpec { return &j.spec }
 
-// Queue returns the job's queue.
+// Queue returns the job's queue, a leaf of the tree.
 func (j *Job) Queue() *Queue { return j.queue }
+
+// Priority returns the job's priority (JobSpec.Priority): higher first.
+func (j *Job) Priority() int32 { return j.prio }
 
 // State returns the job's state.
 func (j *Job) State() JobState { return j.state }

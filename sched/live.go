@@ -540,7 +540,7 @@ func (c *Core) Adopt(now clock.Time, j *Job, n cluster.NodeID, key string, r res
 	c.keyed[key] = ct
 	j.usage = j.usage.Add(r)
 	j.live++
-	j.queue.usage = j.queue.usage.Add(r)
+	addUsage(j.queue, r)
 	if am {
 		j.queue.amUsage = j.queue.amUsage.Add(r)
 		j.queue.amCount++

@@ -281,7 +281,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 
 	queues := make([]sched.QueueSpec, len(w.Queues))
 	for i, q := range w.Queues {
-		queues[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity}
+		queues[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight}
 	}
 	core, err := sched.NewCore(sched.Config{
 		Nodes: caps, Queues: queues, Driver: (*driver)(s),
@@ -533,7 +533,7 @@ func (s *simulator) arrive() {
 		s.q.push(s.w.Jobs[s.order[s.next]].Submit, evArrival, 0, nil)
 	}
 	spec := &sched.JobSpec{
-		Key: wj.ID, Name: wj.Name, Queue: wj.Queue, User: wj.User, AM: wj.AM,
+		Key: wj.ID, Name: wj.Name, Queue: wj.Queue, User: wj.User, Priority: wj.Priority, AM: wj.AM,
 		Deadline: wj.Deadline, Estimate: s.est.estimate(wj),
 		Phases: make([]sched.PhaseSpec, len(wj.Phases)),
 	}

@@ -5,9 +5,13 @@
 // dominant resource).
 //
 // With equal weights every runnable job's fair share is the same, so "furthest
-// below its share" is "lowest usage", ties going to the earlier job. Queues,
-// when the workload defines several, are shared the same way one level up,
-// weighted by their capacity. ApplicationMasters are limited by max_am_share,
+// below its share" is "lowest usage", ties going to the earlier job. A job of
+// higher priority comes before every job of lower priority in its leaf
+// queue; YARN's Fair scheduler instead multiplies a job's weight by its
+// priority, which Kubernetes priorities (any int32, 0 by default) cannot
+// be. Queues form a tree (tree.go), shared the same way at every level,
+// weighted by their weight (by default their capacity); max_capacity is not
+// enforced. ApplicationMasters are limited by max_am_share,
 // the fraction of a queue's fair share that AMs may hold (YARN's
 // maxAMShare); -1 disables the limit, which lets a burst of AMs take the whole
 // cluster and deadlock it, as AutoAdmin describes.
@@ -18,8 +22,6 @@
 package fair
 
 import (
-	"sort"
-
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/jobq"
@@ -67,8 +69,8 @@ type Policy struct {
 	v        *sched.View
 	cfg      Config
 	capacity resource.Vector
-	queues   []*queue
-	order    []*queue  // scratch for sorting queues
+	root     *queue
+	queues   []*queue  // by sched.Queue index
 	key      []float64 // by job id: its share, the order of the running sets
 	// assigned marks, by node id, the nodes that got a container (or a
 	// reservation) since their last update: without assign_multiple they
@@ -76,25 +78,47 @@ type Policy struct {
 	assigned []bool
 }
 
+// queue is a queue of the tree as the policy keeps it: a leaf holds the
+// jobs; a parent only orders its children.
 type queue struct {
-	q       *sched.Queue
-	weight  float64
-	running *jobq.Queue // jobs asking for task containers, lowest share first
-	amWait  *jobq.Queue // jobs waiting for their AM container, by submission
+	q        *sched.Queue
+	weight   float64
+	children []*queue
+	order    []*queue    // scratch for sorting children
+	running  *jobq.Queue // leaves: jobs asking for task containers, lowest share first
+	amWait   *jobq.Queue // leaves: jobs waiting for their AM container, by submission
 }
 
 // New returns a Fair or DRF policy.
 func New(v *sched.View, cfg Config) *Policy {
 	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity(), assigned: make([]bool, v.Cluster().NumNodes())}
 	less := func(a, b *sched.Job) bool {
+		if pa, pb := a.Priority(), b.Priority(); pa != pb {
+			return pa > pb
+		}
 		if ka, kb := p.key[a.ID()], p.key[b.ID()]; ka != kb {
 			return ka < kb
 		}
 		return a.ID() < b.ID()
 	}
-	for _, q := range v.Queues() {
-		p.queues = append(p.queues, &queue{q: q, weight: q.Capacity(),
-			running: jobq.New(less, jobq.TaskAsks), amWait: jobq.ByID(jobq.AMAsks)})
+	build := func(q *sched.Queue) *queue {
+		fq := &queue{q: q, weight: q.Weight()}
+		if q.Leaf() {
+			fq.running, fq.amWait = jobq.New(less, jobq.TaskAsks), jobq.ByPriority(jobq.AMAsks)
+		}
+		return fq
+	}
+	p.queues = make([]*queue, len(v.Queues()))
+	for i, q := range v.Queues() {
+		p.queues[i] = build(q)
+	}
+	p.root = build(v.RootQueue())
+	for _, fq := range p.queues {
+		parent := p.root
+		if q := fq.q.Parent(); q.Index() >= 0 {
+			parent = p.queues[q.Index()]
+		}
+		parent.children = append(parent.children, fq)
 	}
 	return p
 }
@@ -185,26 +209,7 @@ func (p *Policy) pick(n *cluster.Node) *sched.Ask {
 	if len(p.queues) == 1 {
 		return p.pickIn(p.queues[0], n, 1)
 	}
-	p.order = p.order[:0]
-	active := 0.0
-	for _, fq := range p.queues {
-		if fq.running.Len() > 0 || fq.amWait.Len() > 0 || fq.q.ActiveJobs() > 0 {
-			active += fq.weight
-		}
-		if fq.running.Len() > 0 || fq.amWait.Len() > 0 {
-			p.order = append(p.order, fq)
-		}
-	}
-	sort.SliceStable(p.order, func(a, b int) bool {
-		qa, qb := p.order[a], p.order[b]
-		return p.share(qa.q.Usage())/qa.weight < p.share(qb.q.Usage())/qb.weight
-	})
-	for _, fq := range p.order {
-		if a := p.pickIn(fq, n, fq.weight/active); a != nil {
-			return a
-		}
-	}
-	return nil
+	return p.pickUnder(p.root, n, 1)
 }
 
 // Reserves tells the core whether this policy reserves nodes.

@@ -1,5 +1,7 @@
 // Package fifo is YARN's FIFO scheduler: every free resource goes to the
-// earliest-submitted job that can use it.
+// earliest-submitted job that can use it, a job of higher priority first
+// (YARN's application priority). Queues are ignored: one order over every
+// leaf's jobs.
 //
 // By default a job whose next request does not fit a node lets later jobs use
 // that node, as YARN's FifoScheduler does (it walks applications in order and
@@ -27,18 +29,19 @@ func Params(r *params.Reader) Config {
 // Policy is the FIFO scheduler.
 type Policy struct {
 	cfg     Config
-	wanting *jobq.Queue // jobs with outstanding asks, by submission
+	wanting *jobq.Queue // jobs with outstanding asks, by priority then submission
 }
 
 // New returns a FIFO policy.
 func New(_ *sched.View, cfg Config) *Policy {
-	return &Policy{cfg: cfg, wanting: jobq.ByID(nil)}
+	return &Policy{cfg: cfg, wanting: jobq.ByPriority(nil)}
 }
 
 // AsksChanged keeps the set of jobs with outstanding asks.
 func (p *Policy) AsksChanged(j *sched.Job) { p.wanting.Update(j) }
 
-// Pick returns the first outstanding ask, in submission order, that fits n.
+// Pick returns the first outstanding ask, by priority then submission, that
+// fits n.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	free := n.Free()
 	if !p.cfg.Strict {

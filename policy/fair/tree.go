@@ -1,0 +1,63 @@
+package fair
+
+import (
+	"sort"
+
+	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/sched"
+)
+
+// The queue tree, as YARN's Fair scheduler walks it: a parent offers a node
+// to its children furthest below their fair share first, a child's share
+// measured as its usage over its weight, stable in workload order. A
+// queue's instantaneous fair share is its weight's fraction of its active
+// siblings' (those with jobs admitted or asking), times its parent's: the
+// AM limit is max_am_share of it. With flat queues (children of the root)
+// this is the walk the policy always made.
+
+// wants reports whether a job in fq's subtree asks for a container.
+func (fq *queue) wants() bool {
+	if fq.running != nil {
+		return fq.running.Len() > 0 || fq.amWait.Len() > 0
+	}
+	for _, c := range fq.children {
+		if c.wants() {
+			return true
+		}
+	}
+	return false
+}
+
+// pickUnder offers node n to parent's children, furthest below their fair
+// share first; fairFrac is parent's instantaneous fair share of the
+// cluster.
+func (p *Policy) pickUnder(parent *queue, n *cluster.Node, fairFrac float64) *sched.Ask {
+	parent.order = parent.order[:0]
+	active := 0.0
+	for _, fq := range parent.children {
+		wants := fq.wants()
+		if wants || fq.q.ActiveJobs() > 0 {
+			active += fq.weight
+		}
+		if wants {
+			parent.order = append(parent.order, fq)
+		}
+	}
+	sort.SliceStable(parent.order, func(a, b int) bool {
+		qa, qb := parent.order[a], parent.order[b]
+		return p.share(qa.q.Usage())/qa.weight < p.share(qb.q.Usage())/qb.weight
+	})
+	for _, fq := range parent.order {
+		frac := fairFrac * fq.weight / active
+		var a *sched.Ask
+		if fq.running != nil {
+			a = p.pickIn(fq, n, frac)
+		} else {
+			a = p.pickUnder(fq, n, frac)
+		}
+		if a != nil {
+			return a
+		}
+	}
+	return nil
+}
