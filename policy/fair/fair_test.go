@@ -80,8 +80,8 @@ func TestFairAndDRFOrdering(t *testing.T) {
 		// below its share than x (0.125 over 1).
 		{PickCase: schedtest.PickCase{Name: "weights order queues, not capacities",
 			Queues: []sched.QueueSpec{{Name: "x", Capacity: 0.5, MaxCapacity: 1, Weight: 1}, {Name: "y", Capacity: 0.5, MaxCapacity: 1, Weight: 3}},
-			Jobs:  []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, mem2)},
-			Setup: steps(place(0, 0, 1), place(1, 0, 2)), Want: "c"}},
+			Jobs:   []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, mem2)},
+			Setup:  steps(place(0, 0, 1), place(1, 0, 2)), Want: "c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
