@@ -86,6 +86,11 @@ func (c *Core) Check() error {
 	if err := c.checkNodes(); err != nil {
 		return err
 	}
+	if c.pre != nil {
+		if err := c.pre.check(); err != nil {
+			return err
+		}
+	}
 	for ct := range c.live {
 		if ct.state.Terminal() {
 			return fmt.Errorf("%v is %v but still live", ct, ct.state)
@@ -117,8 +122,8 @@ func (c *Core) checkAsks(j *Job) error {
 		if a.lv == nil {
 			continue
 		}
-		if len(a.lv.keys) != a.Pending+a.held {
-			return fmt.Errorf("job %s ask %d: %d request keys for %d pending and %d held", j.key, i-1, len(a.lv.keys), a.Pending, a.held)
+		if len(a.lv.keys) != a.Pending+a.held+a.marked {
+			return fmt.Errorf("job %s ask %d: %d request keys for %d pending, %d held and %d earmarked", j.key, i-1, len(a.lv.keys), a.Pending, a.held, a.marked)
 		}
 		for _, k := range a.lv.keys {
 			if c.asked[k] != j {

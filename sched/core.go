@@ -155,6 +155,9 @@ type Core struct {
 	onNode    []*Container    // each node's live containers of Open jobs
 	counts    Counts
 	maxAMFail int
+
+	// pre is the preemption monitor, nil while preemption is off.
+	pre *preemptor
 }
 
 type observers struct {
@@ -240,6 +243,22 @@ func NewCore(cfg Config) (*Core, error) {
 	}
 	c.obs.add(c.policy)
 	c.obs.add(c.admission)
+	if pp, ok := c.policy.(Preempting); ok {
+		if pc := pp.Preemption(); pc != nil {
+			if err := pc.check(); err != nil {
+				return nil, err
+			}
+			d, ok := cfg.Driver.(Preempter)
+			if !ok {
+				return nil, errors.New("preemption is on, but the driver cannot preempt containers")
+			}
+			if g, ok := c.driver.(*reentryGuard); ok {
+				d = g
+			}
+			c.pre = newPreemptor(c, *pc, pp, d)
+			c.obs.tick = append(c.obs.tick, c.pre)
+		}
+	}
 	if r, ok := c.policy.(Reserver); ok && r.Reserves() {
 		c.reserving = true
 		c.reservations = make([]*Container, len(cfg.Nodes))
@@ -277,7 +296,7 @@ func (c *Core) Progress() uint64 { return c.progress }
 // HasDemand reports whether any job waits for a container or for admission,
 // or a reservation holds a node.
 func (c *Core) HasDemand() bool {
-	return c.pending > 0 || c.waitHead < len(c.waiting) || c.reservedN > 0
+	return c.pending > 0 || c.waitHead < len(c.waiting) || c.reservedN > 0 || (c.pre != nil && c.pre.nEarmarks > 0)
 }
 
 // ActiveJobs returns the number of admitted, unfinished jobs.
@@ -300,6 +319,9 @@ func (c *Core) AdmissionStale() bool { return c.WaitingJobs() > 0 && c.retried !
 func (c *Core) MayAccept(n *cluster.Node) bool {
 	if !n.Schedulable() {
 		return false
+	}
+	if c.pre != nil && len(c.pre.earmarks[n.ID()]) > 0 {
+		return true // room held for a preempted-for container
 	}
 	if c.reserving {
 		return c.anyAsk
@@ -446,6 +468,9 @@ func (c *Core) admitted(j *Job) {
 	addActive(j.queue, 1)
 	c.active++
 	c.progress++
+	if c.pre != nil {
+		c.pre.jobAdmitted(j)
+	}
 	for _, o := range c.obs.admit {
 		o.JobAdmitted(j)
 	}
@@ -547,6 +572,9 @@ func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
 	c.retryAdmission()
 	if !n.Schedulable() {
 		return
+	}
+	if c.pre != nil && c.pre.nEarmarks > 0 && len(c.pre.earmarks[n.ID()]) > 0 && c.pre.serve(n) {
+		return // the node stays held for the container preempted for
 	}
 	if c.reserving && c.reservations[n.ID()] != nil && !c.serveReservation(n) {
 		return // the node stays held for its reservation
@@ -651,12 +679,18 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 		ct.job, ct.phase, ct.req = j, a.phase, a.Request
 		ct.place(n)
 		ct.times[New] = c.now
+		if c.pre != nil {
+			ct.room = c.pre.serving
+		}
 		if c.live != nil {
 			c.live[ct] = struct{}{}
 		}
 	}
 	c.link(ct)
 	if !am {
+		if c.pre != nil {
+			c.pre.allocated(ct)
+		}
 		p := &j.progress[a.phase]
 		if r := j.retry; r != nil && len(r[a.phase]) > 0 {
 			k := len(r[a.phase])
@@ -801,6 +835,9 @@ func (c *Core) complete(ct *Container) {
 	c.counts.Completed++
 	j.ends[0]++ // COMPLETED
 	c.transition(ct, Completed)
+	if ct.victim {
+		c.pre.ended(ct, Completed)
+	}
 	c.retire(ct)
 	if am && j.spec.Open && j.state != Finished {
 		c.finish(j) // the AM exited: the application is over

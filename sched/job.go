@@ -78,6 +78,10 @@ type Ask struct {
 	// state: task requests before the AM runs (or while it restarts),
 	// the AM request before admission.
 	held int
+	// marked counts containers taken out of Pending because preemption
+	// holds room for them on a node (preempt.go), until that node's next
+	// update allocates them there.
+	marked int
 	// lv is what only an Open job's asks carry; nil for simulated jobs,
 	// so that their asks stay small on the scheduler's hot path.
 	lv *askLive
@@ -127,6 +131,11 @@ func (a *Ask) EligibleOn(n *cluster.Node) bool {
 // Held returns how many containers the ask wants that are not allocatable in
 // the job's present state (and so not counted in Pending).
 func (a *Ask) Held() int { return a.held }
+
+// Earmarked returns how many containers the ask wants for which preemption
+// holds room on a node (not counted in Pending): the node's next update
+// allocates them.
+func (a *Ask) Earmarked() int { return a.marked }
 
 // phaseProgress is what the resource manager and the job's AM know of a
 // phase. The RM learns completions from node heartbeats; the AM learns them

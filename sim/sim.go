@@ -84,6 +84,8 @@ type Result struct {
 	metrics.Outcome
 	Policy    sched.Policy
 	Admission sched.Admission
+	// Preemption is what the preemption monitor did; nil when it was off.
+	Preemption *sched.PreemptionStats
 }
 
 // Reports returns the sections the policy and admission controller report
@@ -91,6 +93,9 @@ type Result struct {
 // empty name is no report.
 func (r *Result) Reports() map[string]any {
 	var out map[string]any
+	if r.Preemption != nil {
+		out = map[string]any{sched.PreemptionSection: r.Preemption.Summary()}
+	}
 	for _, x := range []any{r.Policy, r.Admission} {
 		if rep, ok := x.(sched.Reporter); ok {
 			name, data := rep.Report()
@@ -182,6 +187,13 @@ type simulator struct {
 	ext *external // nil when the machines are dedicated
 
 	timeline []metrics.Sample
+
+	// killing holds the containers preemption asked to end, until their
+	// kill is handled (evKill); killed those ended whose task's end is
+	// still queued, to be dropped when it comes. Both stay nil while
+	// preemption is off.
+	killing map[*sched.Container]sched.ContainerID
+	killed  map[*sched.Container]bool
 
 	passQueued bool
 	// The furthest point reached in the current instant, in the (class,
@@ -400,7 +412,7 @@ func (s *simulator) loop() error {
 // turn, means nothing will move again.
 func (s *simulator) quiet() bool {
 	q := &s.q.counts
-	return q[evArrival]+q[evStart]+q[evFinish]+q[evAMStop]+q[evAMBeat] == 0 && s.reportsQueued == 0
+	return q[evArrival]+q[evStart]+q[evFinish]+q[evAMStop]+q[evAMBeat]+q[evKill] == 0 && s.reportsQueued == 0
 }
 
 // stalled decides, while the queue is quiet and nothing has changed since
@@ -481,7 +493,7 @@ func span(p unsafe.Pointer, size uintptr) {
 }
 
 func (k eventKind) String() string {
-	return [...]string{"arrival", "start", "finish", "AM stop", "tick", "node heartbeat", "AM heartbeat", "allocation pass", "load sample"}[k]
+	return [...]string{"arrival", "start", "finish", "AM stop", "tick", "node heartbeat", "AM heartbeat", "allocation pass", "load sample", "kill"}[k]
 }
 
 func (s *simulator) handle(e *event) {
@@ -491,7 +503,13 @@ func (s *simulator) handle(e *event) {
 	case evStart:
 		s.start(e.ct, e.idx)
 	case evFinish:
+		if s.killed != nil && s.killed[e.ct] {
+			delete(s.killed, e.ct) // its container was preempted: the work is lost
+			return
+		}
 		s.finishTask(e.ct, e.idx)
+	case evKill:
+		s.kill(e.ct, e.idx)
 	case evAMStop:
 		s.report(e.ct, sched.Completed)
 	case evTick:
@@ -593,6 +611,42 @@ func (s *simulator) taskDone(js *jobState, ct *sched.Container) {
 			s.taskDone(js, w)
 		}
 	}
+}
+
+// kill ends container ct of job jid, which preemption took: it is reported
+// PREEMPTED on its node's next heartbeat and its task's work is lost (the
+// core asks for the task again, to be run from the start). A container
+// whose task has already finished, its COMPLETED report on its way, is left
+// to complete.
+func (s *simulator) kill(ct *sched.Container, jid int32) {
+	id, ok := s.killing[ct]
+	delete(s.killing, ct)
+	if !ok || id != ct.ID() || ct.State() != sched.Running {
+		return
+	}
+	ns := &s.nodes[ct.NodeID()]
+	for i := ns.first; i >= 0; i = s.reports[i].next {
+		if s.reports[i].ct == ct {
+			return // it finished: COMPLETED is on its way
+		}
+	}
+	js := &s.jobs[jid]
+	if k := ct.Phase(); js.deferred != nil && k < len(js.deferred) {
+		for i, d := range js.deferred[k] {
+			if d == ct {
+				// Its work was done, waiting for the previous phase:
+				// no end of it is queued.
+				js.deferred[k] = append(js.deferred[k][:i], js.deferred[k][i+1:]...)
+				s.report(ct, sched.Preempted)
+				return
+			}
+		}
+	}
+	if s.killed == nil {
+		s.killed = map[*sched.Container]bool{}
+	}
+	s.killed[ct] = true
+	s.report(ct, sched.Preempted)
 }
 
 // report hands a container's new state to its node, to be reported on the
@@ -868,7 +922,7 @@ func (s *simulator) result() *Result {
 		Events:   s.events,
 		End:      s.now,
 		Timeline: s.timeline,
-	}, Policy: s.core.Policy(), Admission: s.core.Admission()}
+	}, Policy: s.core.Policy(), Admission: s.core.Admission(), Preemption: s.core.PreemptionStats()}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
 	if s.ext != nil {
 		s.ext.integrate(s.now)
@@ -937,6 +991,17 @@ func (d *driver) WakeAM(j *sched.Job) {
 	}
 	js.beatAt = at
 	s.q.push(at, evAMBeat, int32(j.ID()), nil)
+}
+
+// Preempt queues the kill of a container preemption took, to be handled
+// after the core's call returns.
+func (d *driver) Preempt(ct *sched.Container, _ *sched.Queue) {
+	s := (*simulator)(d)
+	if s.killing == nil {
+		s.killing = map[*sched.Container]sched.ContainerID{}
+	}
+	s.killing[ct] = ct.ID()
+	s.q.push(s.now, evKill, int32(ct.Job().ID()), ct)
 }
 
 func (d *driver) Reconsider() {

@@ -1,6 +1,10 @@
 package sim_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/spindle-sched/spindle/sched"
+)
 
 // Priorities under FIFO, one 2-vcore node, no AMs:
 //
@@ -67,4 +71,52 @@ jobs:
 func TestHandComputedQueueTree(t *testing.T) {
 	jobs, s := runCase(t, treeCase, "capacity")
 	checkCase(t, jobs, s, []expect{{"B", 0, 40}, {"E", 9, 29}}, 40)
+}
+
+// Preemption under Capacity, one 10-vcore node, no AMs: prod is guaranteed
+// 60 %, batch 40 %; rounds every 3 s, victims killed 6 s after they are
+// marked, no cap per round, the whole excess taken at once.
+//
+//	B (batch, t=0, 10×1 vcore, 100 s) takes the whole node.
+//	P (prod, t=1, 6×1 vcore, 10 s) waits: prod holds 0 of its 0.6.
+//	The round at 3 divides the cluster: prod 0.6, batch 0.4. It marks
+//	B's six newest containers (tasks 9 down to 4), one for each of P's
+//	tasks. The round at 6 marks the same six; at 9 they have been marked
+//	6 s and are killed, and the room is held for P: P runs [9, 19].
+//	B's six tasks are asked for again and run from the start [19, 119];
+//	its other four end at 100.
+//	P: wait 8, JCT 18.  B: wait 0, JCT 119.  Work lost: 6 × 9 s = 54 s.
+const preemptCase = `
+version: 1
+cluster: {nodes: [{count: 1, vcores: 10, memory_mb: 10240}], ideal: true}
+queues:
+  - {name: prod, capacity: 0.6}
+  - {name: batch, capacity: 0.4}
+jobs:
+  - {id: B, queue: batch, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 10, request: {vcores: 1, memory_mb: 1024}, duration: 100s}]}
+  - {id: P, queue: prod, submit: 1s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 6, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+`
+
+const preemptPolicy = "capacity:preemption=on,preempt_interval=3s,preempt_delay=6s,preempt_per_round=1,preempt_natural=1,preempt_deadzone=0"
+
+func TestHandComputedPreemption(t *testing.T) {
+	jobs, s := runCase(t, preemptCase, preemptPolicy)
+	checkCase(t, jobs, s, []expect{{"B", 0, 119}, {"P", 8, 18}}, 119)
+	rep, ok := s.Reports["queue_preemption"].(*sched.PreemptionSummary)
+	if !ok {
+		t.Fatalf("no queue_preemption section: %v", s.Reports)
+	}
+	if rep.Containers != 6 || rep.WorkLostS != 54 || rep.Served != 6 || rep.Expired != 0 || rep.Killed != 6 || rep.Marked != 6 {
+		t.Errorf("queue_preemption %+v", rep)
+	}
+	byQ := rep.ByQueue
+	if byQ["batch"] != (sched.QueuePreemption{TakenFrom: 6}) || byQ["prod"] != (sched.QueuePreemption{TakenFor: 6}) {
+		t.Errorf("by queue %v", byQ)
+	}
+	// Off, the default: P waits for B's containers to end at 100.
+	jobs, s = runCase(t, preemptCase, "capacity")
+	checkCase(t, jobs, s, []expect{{"B", 0, 100}, {"P", 99, 109}}, 110)
+	if _, ok := s.Reports["queue_preemption"]; ok {
+		t.Errorf("a run without preemption reports it: %v", s.Reports)
+	}
 }

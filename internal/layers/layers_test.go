@@ -46,7 +46,7 @@ var rules = []rule{
 	{"metrics", []string{"clock", "resource", "workload"}},
 
 	// The schemes see the core; a scheme's helpers are its own.
-	{"policy/internal/...", cat(core, []string{"policy/internal/..."})},
+	{"policy/internal/...", cat(core, []string{"params", "policy/internal/..."})},
 	{"policy", cat(core, []string{"params", "policy/..."})},
 	{"policy/...", cat(core, []string{"params", "policy/internal/..."})},
 	{"admission/...", cat(core, []string{"params", "admission/..."})},

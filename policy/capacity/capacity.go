@@ -27,6 +27,7 @@ import (
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/jobq"
+	"github.com/spindle-sched/spindle/policy/internal/preempt"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -41,6 +42,8 @@ type Config struct {
 	// AMLimitAll checks the AM limit in every resource; false (YARN's
 	// DefaultResourceCalculator) checks memory only.
 	AMLimitAll bool
+	// Preemption turns the core's preemption monitor on; nil is off.
+	Preemption *sched.Preemption
 }
 
 // Params reads the parameters.
@@ -50,7 +53,24 @@ func Params(r *params.Reader) Config {
 			"resources the AM limit is checked in: memory (YARN's DefaultResourceCalculator, the default) or all (DominantResourceCalculator)") == "all",
 		MaxAMPercent: r.Float("max_am_percent", 0.1, 0, 1, "fraction of a queue's usable resources that ApplicationMasters may hold (YARN maximum-am-resource-percent, default 0.1); at least one AM per queue may always run"),
 		Reserve:      r.Bool("reserve", false, "YARN reservations: the first job in a queue holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
+		Preemption:   preempt.Params(r, PreemptionDefaults()),
 	}
+}
+
+// PreemptionDefaults are YARN Capacity's (sched.DefaultPreemption), shares
+// measured as the policy orders its queues: by dominant share.
+func PreemptionDefaults() sched.Preemption { return sched.DefaultPreemption() }
+
+// Preemption returns the preemption settings, nil when it is off.
+func (p *Policy) Preemption() *sched.Preemption { return p.cfg.Preemption }
+
+// Serves reports whether the policy would give ask a container were there
+// room: a task always, an AM within its queue's AM limit.
+func (p *Policy) Serves(a *sched.Ask) bool {
+	if !a.IsAM() {
+		return true
+	}
+	return a.Request.Fits(p.amRoom(p.queues[a.Job().Queue().Index()]))
 }
 
 // Policy is the Capacity scheduler.
@@ -182,4 +202,5 @@ var (
 	_ sched.Reserver       = (*Policy)(nil)
 	_ sched.AskObserver    = (*Policy)(nil)
 	_ sched.FinishObserver = (*Policy)(nil)
+	_ sched.Preempting     = (*Policy)(nil)
 )

@@ -25,6 +25,7 @@ import (
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/jobq"
+	"github.com/spindle-sched/spindle/policy/internal/preempt"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -52,6 +53,8 @@ type Config struct {
 	// (yarn.scheduler.fair.assignmultiple=true); Hadoop's default, false,
 	// assigns one (or makes one reservation).
 	AssignMultiple bool
+	// Preemption turns the core's preemption monitor on; nil is off.
+	Preemption *sched.Preemption
 }
 
 // Params reads the parameters; mode is fixed by the policy name.
@@ -61,7 +64,37 @@ func Params(r *params.Reader, mode Mode) Config {
 		MaxAMShare:     r.Float("max_am_share", 0.5, -1, 1, "fraction of a queue's fair share that ApplicationMasters may hold (YARN maxAMShare, default 0.5); -1 disables the limit"),
 		Reserve:        r.Bool("reserve", false, "YARN reservations: the job first in line holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
 		AssignMultiple: r.Bool("assign_multiple", false, "assign as many containers as fit on each node update (yarn.scheduler.fair.assignmultiple=true); the default, Hadoop's, assigns one per heartbeat"),
+		Preemption:     preempt.Params(r, PreemptionDefaults(mode)),
 	}
+}
+
+// PreemptionDefaults are the Capacity scheduler's rounds and limits
+// (sched.DefaultPreemption) with what Fair does differently: idle capacity
+// divided by weight, shares measured as the mode measures them, and no
+// preemption while the cluster is less than 80 % allocated (Fair's
+// preemption.cluster-utilization-threshold).
+func PreemptionDefaults(mode Mode) sched.Preemption {
+	c := sched.DefaultPreemption()
+	c.ByWeight = true
+	c.MinUtilization = 0.8
+	c.Measure = sched.MemoryMeasure
+	if mode == DRF {
+		c.Measure = sched.DominantMeasure
+	}
+	return c
+}
+
+// Preemption returns the preemption settings, nil when it is off.
+func (p *Policy) Preemption() *sched.Preemption { return p.cfg.Preemption }
+
+// Serves reports whether the policy would give ask a container were there
+// room: a task always, an AM within its queue's AM share.
+func (p *Policy) Serves(a *sched.Ask) bool {
+	if !a.IsAM() {
+		return true
+	}
+	fq := p.queues[a.Job().Queue().Index()]
+	return a.Request.Fits(p.amRoom(fq, p.fairFrac(fq)))
 }
 
 // Policy is the Fair (or DRF) scheduler.
@@ -266,4 +299,5 @@ var (
 	_ sched.ContainerObserver = (*Policy)(nil)
 	_ sched.NodeObserver      = (*Policy)(nil)
 	_ sched.ClusterObserver   = (*Policy)(nil)
+	_ sched.Preempting        = (*Policy)(nil)
 )

@@ -76,12 +76,20 @@ func TestFairAndDRFOrdering(t *testing.T) {
 				{Name: "prod.adhoc", Capacity: 0.5, MaxCapacity: 1}, {Name: "batch", Capacity: 0.4, MaxCapacity: 1}},
 			Jobs:  []sched.JobSpec{job("e", "prod.etl", none, 9, mem2), job("a", "prod.adhoc", none, 9, mem2), job("b", "batch", none, 9, mem2)},
 			Setup: steps(place(2, 0, 3), place(0, 0, 2)), Want: "a"}},
-		// With weights 1 and 3, y (share 0.25 over weight 3) is further
-		// below its share than x (0.125 over 1).
-		{PickCase: schedtest.PickCase{Name: "weights order queues, not capacities",
-			Queues: []sched.QueueSpec{{Name: "x", Capacity: 0.5, MaxCapacity: 1, Weight: 1}, {Name: "y", Capacity: 0.5, MaxCapacity: 1, Weight: 3}},
+		// Above their minimum shares (capacities 0.1), with weights 1
+		// and 3, y (share 0.25 over weight 3) is further below its share
+		// than x (0.125 over 1).
+		{PickCase: schedtest.PickCase{Name: "weights order queues above their minimum shares",
+			Queues: []sched.QueueSpec{{Name: "x", Capacity: 0.1, MaxCapacity: 1, Weight: 1}, {Name: "y", Capacity: 0.1, MaxCapacity: 1, Weight: 3}},
 			Jobs:   []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, mem2)},
 			Setup:  steps(place(0, 0, 1), place(1, 0, 2)), Want: "c"}},
+		// x (0.375) is below its minimum share (0.5), y (0.25) above its
+		// (0.1): x first, as YARN's FairSharePolicy puts needy queues
+		// first, though by weight y is further below its share.
+		{PickCase: schedtest.PickCase{Name: "a queue below its minimum share first",
+			Queues: []sched.QueueSpec{{Name: "x", Capacity: 0.5, MaxCapacity: 1, Weight: 1}, {Name: "y", Capacity: 0.1, MaxCapacity: 1, Weight: 3}},
+			Jobs:   []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, mem2)},
+			Setup:  steps(place(0, 0, 3), place(1, 0, 2)), Want: "a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
