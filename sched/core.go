@@ -483,6 +483,9 @@ func (c *Core) addPending(a *Ask, n int) {
 	a.Pending += n
 	a.job.pending += n
 	c.pending += n
+	if c.pre != nil {
+		c.pre.pendingChanged(a, n)
+	}
 	if (was == 0) != (a.Pending == 0) {
 		for _, o := range c.obs.asks {
 			o.AsksChanged(a.job)
@@ -720,6 +723,9 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	a.Pending--
 	j.pending--
 	c.pending--
+	if c.pre != nil {
+		c.pre.pendingChanged(a, -1)
+	}
 	c.progress++
 	c.transition(ct, Allocated)
 	if a.Pending == 0 {

@@ -131,7 +131,8 @@ type Preempting interface {
 	// Serves reports whether the policy would give ask a, outstanding, a
 	// container were there room for it on a node: false, say, for an AM
 	// its queue's AM limit holds back. Only such asks count as a queue's
-	// demand, and only for them are containers taken.
+	// demand, and only for them are containers taken. The monitor asks it
+	// of AM asks; task asks are always served.
 	Serves(a *Ask) bool
 }
 
@@ -189,6 +190,13 @@ type preemptor struct {
 	// allocation order (oldest first), compacted as they end.
 	jobs  [][]*Job
 	tasks [][]ctRef
+	// taskPend is, per leaf, what its jobs' pending task containers ask
+	// for (every task ask is served); amWait, per leaf, its jobs that
+	// have asked for their AM, in order, compacted as the AMs are placed.
+	taskPend []resource.Vector
+	amWait   [][]*Job
+	// seen is, per job id, the last round that counted its AM.
+	seen []int
 
 	marks  map[*Container]mark
 	killed map[*Container]kill
@@ -210,8 +218,13 @@ type preemptor struct {
 	need           []float64 // starved leaves: how far below
 	markedOrder    []*Container
 	starved, over  []*Queue
-	order          []*Job
-	acc            []resource.Vector // per node: room freed by candidates so far
+	// victimOrder is, per over leaf (by queue index), its jobs in the
+	// order victims are taken (lowest priority, then youngest, first),
+	// sorted once a round; sortedAt says which round.
+	victimOrder [][]*Job
+	sortedAt    []int
+	jobScratch  []*Job
+	acc         []resource.Vector // per node: room freed by candidates so far
 	// claimed is, per node, the free room this round's groups there count
 	// on besides their victims', so that two groups do not count it twice.
 	claimed []resource.Vector
@@ -224,10 +237,11 @@ type preemptor struct {
 	groups  []group
 	cand    candWalk
 	fits    map[fitKey]*int
-	lastAsk *Ask // the ask victimsFor last served
+	lastKey fitKey // the shape (and class) victimsFor last served
+	accepts map[acceptKey]bool
 	// serving is set while an earmark is being allocated.
 	serving bool
-	// rejected marks, per node, candidates worth refused for lastAsk:
+	// rejected marks, per node, candidates worth refused for lastKey:
 	// kept for other asks, not offered to this one again until more are
 	// added.
 	rejected []bool
@@ -273,12 +287,12 @@ type fitKey struct {
 func newPreemptor(c *Core, cfg Preemption, pol Preempting, d Preempter) *preemptor {
 	n := len(c.tree.queues)
 	p := &preemptor{c: c, cfg: cfg, policy: pol, driver: d,
-		jobs: make([][]*Job, n), marks: map[*Container]mark{}, killed: map[*Container]kill{},
+		jobs: make([][]*Job, n), victimOrder: make([][]*Job, n), sortedAt: make([]int, n), taskPend: make([]resource.Vector, n), amWait: make([][]*Job, n), marks: map[*Container]mark{}, killed: map[*Container]kill{},
 		earmarks: make([][]earmark, c.cl.NumNodes()), from: make([]int, n), forQueue: make([]int, n),
 		demandV: make([]resource.Vector, n), usedV: make([]resource.Vector, n),
 		demand: make([]float64, n), used: make([]float64, n), ideal: make([]float64, n),
 		budget: make([]float64, n), excess: make([]float64, n), need: make([]float64, n),
-		picked: map[*Container]bool{}, gone: map[JobID]int{}, fits: map[fitKey]*int{}}
+		picked: map[*Container]bool{}, accepts: map[acceptKey]bool{}, gone: map[JobID]int{}, fits: map[fitKey]*int{}}
 	return p
 }
 
@@ -291,6 +305,31 @@ func (p *preemptor) jobAdmitted(j *Job) {
 	p.jobs[i] = append(p.jobs[i], j)
 }
 
+// pendingChanged follows n more (or fewer) pending containers of ask a.
+func (p *preemptor) pendingChanged(a *Ask, n int) {
+	i := a.job.queue.index
+	if !a.IsAM() {
+		p.taskPend[i] = p.taskPend[i].Add(a.Request.Mul(int64(n)))
+		return
+	}
+	if n > 0 && a.Pending == n {
+		p.amWait[i] = append(p.amWait[i], a.job)
+	}
+}
+
+// seenAt reports whether job j's AM was counted already this round, and
+// records that it now is.
+func (p *preemptor) seenAt(j *Job) bool {
+	for int(j.id) >= len(p.seen) {
+		p.seen = append(p.seen, 0)
+	}
+	if p.seen[j.id] == p.stats.Rounds {
+		return true
+	}
+	p.seen[j.id] = p.stats.Rounds
+	return false
+}
+
 // allocated lists a task container under its job.
 func (p *preemptor) allocated(ct *Container) {
 	id := int(ct.job.id)
@@ -298,6 +337,20 @@ func (p *preemptor) allocated(ct *Container) {
 		p.tasks = append(p.tasks, nil)
 	}
 	l := p.tasks[id]
+	if l == nil {
+		// Sized once for the job's tasks, so that its list is not
+		// grown (and the garbage collector not fed) container by
+		// container.
+		n := 16
+		if !ct.job.spec.Open {
+			n = 0
+			for _, ph := range ct.job.spec.Phases {
+				n += ph.Tasks
+			}
+			n = min(n, 256)
+		}
+		l = make([]ctRef, 0, n)
+	}
 	if len(l) >= 16 && len(l) == cap(l) {
 		// Compact before growing: most of a long list has ended.
 		k := 0
@@ -446,7 +499,6 @@ func (p *preemptor) measure(total resource.Vector) bool {
 		}
 		i := leaf.index
 		jobs := p.jobs[i][:0]
-		var pend resource.Vector
 		for _, j := range p.jobs[i] {
 			if j.state == Finished {
 				if int(j.id) < len(p.tasks) {
@@ -455,17 +507,33 @@ func (p *preemptor) measure(total resource.Vector) bool {
 				continue
 			}
 			jobs = append(jobs, j)
-			if j.pending == 0 {
-				continue
-			}
-			for k := range j.asks {
-				if a := &j.asks[k]; a.Pending > 0 && p.policy.Serves(a) {
-					pend = pend.Add(a.Request.Mul(int64(a.Pending)))
-				}
-			}
 		}
 		clear(p.jobs[i][len(jobs):])
 		p.jobs[i] = jobs
+		// Pending AMs count as far as the policy would serve them, in
+		// the order they asked: the first it holds back (its AM limit)
+		// ends the count, as the limit holds back those after it too;
+		// so does the maxAMsCounted-th.
+		pend := p.taskPend[i]
+		l := p.amWait[i]
+		k, counted := 0, 0
+		for n, j := range l {
+			a := &j.asks[0]
+			if j.state == Finished || a.Pending == 0 || p.seenAt(j) {
+				continue // placed, ended, or listed again by a new attempt
+			}
+			if counted == maxAMsCounted || !p.policy.Serves(a) {
+				// The rest waits behind it: kept, unread.
+				k += copy(l[k:], l[n:])
+				break
+			}
+			l[k] = j
+			k++
+			counted++
+			pend = pend.Add(a.Request.Mul(int64(a.Pending)))
+		}
+		clear(l[k:])
+		p.amWait[i] = l[:k]
 		asking = asking || !pend.IsZero()
 		p.usedV[i] = leaf.usage
 		p.demandV[i] = pend
@@ -502,6 +570,12 @@ func (p *preemptor) measure(total resource.Vector) bool {
 	}
 	return asking
 }
+
+// maxAMsCounted bounds the pending ApplicationMasters a round counts as a
+// leaf's demand, in the order they asked: on a congested cluster thousands
+// wait, of which an AM limit lets a few run at a time, and reading them all
+// every round would cost more than the rest of the round.
+const maxAMsCounted = 64
 
 // shareEps ignores differences below a millionth of the cluster.
 const shareEps = 1e-6
@@ -571,6 +645,7 @@ type candWalk struct {
 	s      *Queue  // the starved leaf served
 	c      float64 // the size of the container it is served for
 	marked int     // index into p.markedOrder
+	avail  int     // running tasks the current job may still lose
 	leaf   int     // index into p.over
 	job    int     // index into p.order
 	ct     int     // index into the job's task list, walking down
@@ -584,7 +659,29 @@ func (w *candWalk) reset(p *preemptor, s *Queue) { *w = candWalk{p: p, s: s} }
 // picked yet, whose single move would be one the scheduler keeps.
 func (w *candWalk) fit(ct *Container) bool {
 	p := w.p
-	return p.candidate(ct) && !p.picked[ct] && p.acceptable(w.s, ct, w.c)
+	if ct.state != Running || ct.victim || ct.IsAM() || (len(p.picked) > 0 && p.picked[ct]) {
+		return false
+	}
+	return p.candidate(ct) && p.acceptableCached(w.s, ct, w.c)
+}
+
+// acceptKey caches acceptable within one walk: its answer depends on the
+// victim's leaf and size alone until a group is taken.
+type acceptKey struct {
+	leaf int
+	req  resource.Vector
+}
+
+// acceptableCached is acceptable, remembered until the next group is taken
+// (takeGroup clears it).
+func (p *preemptor) acceptableCached(s *Queue, v *Container, c float64) bool {
+	k := acceptKey{v.job.queue.index, v.req}
+	if ok, hit := p.accepts[k]; hit {
+		return ok
+	}
+	ok := p.acceptable(s, v, c)
+	p.accepts[k] = ok
+	return ok
 }
 
 // trimMarks keeps, for each starved leaf, only the marks its need still
@@ -638,7 +735,7 @@ func (p *preemptor) loadMarked(s *Queue) {
 		return x.id > y.id
 	})
 	p.cand.marked = 0
-	p.lastAsk = nil // the touched nodes are offered again
+	p.lastKey = fitKey{} // the touched nodes are offered again
 }
 
 // candidate reports whether ct may be taken now.
@@ -674,39 +771,51 @@ func (w *candWalk) next() *Container {
 	}
 	for w.leaf < len(p.over) {
 		q := p.over[w.leaf]
-		if !w.loaded {
-			p.order = append(p.order[:0], p.jobs[q.index]...)
-			sort.SliceStable(p.order, func(a, b int) bool {
-				ja, jb := p.order[a], p.order[b]
-				if ja.prio != jb.prio {
-					return ja.prio < jb.prio
-				}
-				return ja.id > jb.id
-			})
-			w.loaded, w.job, w.ct = true, 0, -1
-		}
 		if p.budget[q.index] <= 0 {
 			w.leaf++
 			w.loaded = false
 			continue
 		}
-		for w.job < len(p.order) {
-			j := p.order[w.job]
+		order := p.victimJobs(q)
+		if !w.loaded {
+			w.loaded, w.job, w.ct = true, 0, -1
+		}
+		for w.job < len(order) && p.budget[q.index] > 0 {
+			j := order[w.job]
 			var l []ctRef
 			if int(j.id) < len(p.tasks) {
 				l = p.tasks[j.id]
 			}
 			if w.ct < 0 {
 				w.ct = len(l)
+				// How many of its running tasks the job may lose,
+				// judged once for the job: never its last beside a
+				// running AM.
+				w.avail = 0
+				if len(l) > 0 {
+					for k := range j.progress {
+						w.avail += int(j.progress[k].running)
+					}
+					w.avail -= p.gone[j.id]
+					if j.HasAM() && j.am != nil && j.am.state == Running {
+						w.avail--
+					}
+				}
 			}
-			for w.ct--; w.ct >= 0; w.ct-- {
+			for w.ct--; w.ct >= 0 && w.avail > 0; w.ct-- {
 				r := l[w.ct]
-				if !r.live() || !w.fit(r.ct) {
+				if !r.live() || r.ct.state != Running || r.ct.victim || (len(p.picked) > 0 && p.picked[r.ct]) {
 					continue
 				}
-				if m, ok := p.marks[r.ct]; ok && m.id == r.id {
-					continue // kept for the leaf it was marked for
+				if len(p.marks) > 0 {
+					if m, ok := p.marks[r.ct]; ok && m.id == r.id {
+						continue // kept for the leaf it was marked for
+					}
 				}
+				if !p.acceptableCached(w.s, r.ct, w.c) {
+					continue
+				}
+				w.avail--
 				return r.ct
 			}
 			w.job++
@@ -717,6 +826,25 @@ func (w *candWalk) next() *Container {
 	}
 	w.done = true
 	return nil
+}
+
+// victimJobs returns over leaf q's jobs in the order their containers are
+// taken: lowest priority first, then youngest; sorted once a round.
+func (p *preemptor) victimJobs(q *Queue) []*Job {
+	i := q.index
+	if p.sortedAt[i] != p.stats.Rounds {
+		p.sortedAt[i] = p.stats.Rounds
+		o := append(p.victimOrder[i][:0], p.jobs[i]...)
+		sort.Slice(o, func(a, b int) bool {
+			ja, jb := o[a], o[b]
+			if ja.prio != jb.prio {
+				return ja.prio < jb.prio
+			}
+			return ja.id > jb.id
+		})
+		p.victimOrder[i] = o
+	}
+	return p.victimOrder[i]
 }
 
 // freeSlots returns how many containers of ask a's shape the free room
@@ -788,11 +916,13 @@ func (p *preemptor) pick(total resource.Vector) {
 		// and their leaves stand in the policy's order.
 		p.clearAcc()
 		p.cand.reset(p, s)
-		p.lastAsk = nil
+		clear(p.accepts)
+		p.lastKey = fitKey{}
 		p.loadMarked(s)
 		// The leaf's jobs in the order it serves them.
-		jobs := slices.Clone(p.jobs[s.index])
-		sort.SliceStable(jobs, func(a, b int) bool {
+		jobs := append(p.jobScratch[:0], p.jobs[s.index]...)
+		p.jobScratch = jobs
+		sort.Slice(jobs, func(a, b int) bool {
 			ja, jb := jobs[a], jobs[b]
 			if ja.prio != jb.prio {
 				return ja.prio > jb.prio
@@ -803,12 +933,12 @@ func (p *preemptor) pick(total resource.Vector) {
 		for _, j := range jobs {
 			for k := range j.asks {
 				a := &j.asks[k]
-				if a.Pending == 0 || !p.policy.Serves(a) {
+				if a.Pending == 0 || (a.IsAM() && !p.policy.Serves(a)) {
 					continue
 				}
 				free := p.freeSlots(a)
 				for range a.Pending {
-					if p.need[s.index] <= shareEps {
+					if p.need[s.index] <= shareEps || p.spent() {
 						break asks
 					}
 					if *free > 0 {
@@ -835,6 +965,17 @@ func (p *preemptor) pick(total resource.Vector) {
 		}
 	}
 	p.clearAcc()
+}
+
+// spent reports whether no over leaf has budget left: nothing more can be
+// taken this round.
+func (p *preemptor) spent() bool {
+	for _, q := range p.over {
+		if p.budget[q.index] > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // clearAcc forgets the candidates accumulated on nodes.
@@ -878,7 +1019,10 @@ func (p *preemptor) shift(q *Queue, d float64) {
 // where a fits once the candidates walked so far on it are gone, walking on
 // as needed, and takes them if the move is worth it (worth).
 func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, bool) {
-	p.cand.c = p.cfg.Measure(a.Request, total)
+	if c := p.cfg.Measure(a.Request, total); c != p.cand.c {
+		p.cand.c = c
+		clear(p.accepts)
+	}
 	fitsOn := func(id cluster.NodeID) bool {
 		n := p.c.cl.Node(id)
 		return len(p.accCts[id]) > 0 && !p.rejected[id] && len(p.earmarks[id]) == 0 && p.c.reservedOn(n) == nil &&
@@ -900,6 +1044,7 @@ func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, 
 			p.picked[v] = true
 			p.gone[v.job.id]++
 		}
+		clear(p.accepts) // the usages moved
 		// What the victims do not cover comes from the node's free
 		// room, which later groups there must not count again.
 		p.claimed[id] = p.claimed[id].Add(a.Request.Sub(p.acc[id]).Max(resource.Vector{}))
@@ -907,10 +1052,14 @@ func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, 
 		return g, true
 	}
 	// A node already holding enough candidates from earlier walks: only
-	// for a new ask, since a node was checked for this one as it was
+	// for a new shape, since a node was checked for this one as it was
 	// walked and nothing was added to it since.
-	if a != p.lastAsk {
-		p.lastAsk = a
+	key := fitKey{shape: a.Request}
+	if a.Constrained() {
+		key.ask = a
+	}
+	if key != p.lastKey {
+		p.lastKey = key
 		for _, id := range p.touched {
 			p.rejected[id] = false
 		}
@@ -1218,6 +1367,17 @@ func (p *preemptor) check() error {
 	}
 	if count != p.nEarmarks {
 		return fmt.Errorf("preemption: %d earmarks listed, %d counted", count, p.nEarmarks)
+	}
+	pend := make([]resource.Vector, len(p.taskPend))
+	for _, j := range p.c.jobs {
+		for k := 1; k < len(j.asks); k++ {
+			pend[j.queue.index] = pend[j.queue.index].Add(j.asks[k].Request.Mul(int64(j.asks[k].Pending)))
+		}
+	}
+	for i := range pend {
+		if pend[i] != p.taskPend[i] {
+			return fmt.Errorf("preemption: queue %s's pending tasks counted %v, its asks hold %v", p.c.tree.queues[i].spec.Name, p.taskPend[i], pend[i])
+		}
 	}
 	marked := 0
 	for _, j := range p.c.jobs {
