@@ -322,9 +322,10 @@ func (s *Scheduler) advance(now clock.Time, ps *podState) {
 	}
 	if ps.phase == podRunning && terminal(p) {
 		if p.Status.Phase == v1.PodSucceeded {
+			delete(s.evicting, ps.key) // done before its eviction took
 			s.report(now, ps, sched.Completed)
 		} else {
-			s.report(now, ps, sched.Failed)
+			s.report(now, ps, s.endState(ps, sched.Failed))
 		}
 		s.ended(now, ps)
 	}
@@ -405,8 +406,9 @@ func (s *Scheduler) podGone(now clock.Time, ps *podState, why string) {
 		s.refuse(now, ps, why)
 		s.withdraw(now, ps)
 	case podBound, podRunning:
-		s.report(now, ps, sched.Killed)
+		s.report(now, ps, s.endState(ps, sched.Killed))
 	}
+	delete(s.evicting, ps.key)
 	s.dropBackoff(ps)
 	ps.gen++
 	delete(s.pods, ps.key)
