@@ -188,8 +188,13 @@ type preemptor struct {
 	// jobs is, per leaf (by queue index), its admitted jobs, compacted
 	// as they finish; tasks is, per job id, its task containers in
 	// allocation order (oldest first), compacted as they end.
-	jobs  [][]*Job
+	jobs [][]*Job
+	// tasks lists, by job id, the job's task containers in allocation
+	// order (newest last), compacted as it fills; a finished job's list
+	// goes back to spare, to be reused by a later job, so that listing
+	// containers feeds the garbage collector nothing in the long run.
 	tasks [][]ctRef
+	spare [][]ctRef
 	// taskPend is, per leaf, what its jobs' pending task containers ask
 	// for (every task ask is served); amWait, per leaf, its jobs that
 	// have asked for their AM, in order, compacted as the AMs are placed.
@@ -241,6 +246,9 @@ type preemptor struct {
 	accepts map[acceptKey]bool
 	// serving is set while an earmark is being allocated.
 	serving bool
+	// full marks, per node, an accumulation no further victim may join
+	// (clearAcc and a taken group clear it).
+	full []bool
 	// rejected marks, per node, candidates worth refused for lastKey:
 	// kept for other asks, not offered to this one again until more are
 	// added.
@@ -330,28 +338,18 @@ func (p *preemptor) seenAt(j *Job) bool {
 	return false
 }
 
-// allocated lists a task container under its job.
+// allocated lists a task container last in its job's list.
 func (p *preemptor) allocated(ct *Container) {
 	id := int(ct.job.id)
 	for id >= len(p.tasks) {
 		p.tasks = append(p.tasks, nil)
 	}
 	l := p.tasks[id]
-	if l == nil {
-		// Sized once for the job's tasks, so that its list is not
-		// grown (and the garbage collector not fed) container by
-		// container.
-		n := 16
-		if !ct.job.spec.Open {
-			n = 0
-			for _, ph := range ct.job.spec.Phases {
-				n += ph.Tasks
-			}
-			n = min(n, 256)
-		}
-		l = make([]ctRef, 0, n)
+	if l == nil && len(p.spare) > 0 {
+		l = p.spare[len(p.spare)-1]
+		p.spare = p.spare[:len(p.spare)-1]
 	}
-	if len(l) >= 16 && len(l) == cap(l) {
+	if len(l) >= 8 && len(l) == cap(l) {
 		// Compact before growing: most of a long list has ended.
 		k := 0
 		for _, r := range l {
@@ -364,6 +362,17 @@ func (p *preemptor) allocated(ct *Container) {
 		l = l[:k]
 	}
 	p.tasks[id] = append(l, ctRef{ct, ct.id})
+}
+
+// dropTasks gives job id's list back (the job finished).
+func (p *preemptor) dropTasks(id JobID) {
+	if int(id) >= len(p.tasks) || p.tasks[id] == nil {
+		return
+	}
+	l := p.tasks[id]
+	clear(l)
+	p.spare = append(p.spare, l[:0])
+	p.tasks[id] = nil
 }
 
 // nodeAdded grows the per-node state for a node that joined.
@@ -501,9 +510,7 @@ func (p *preemptor) measure(total resource.Vector) bool {
 		jobs := p.jobs[i][:0]
 		for _, j := range p.jobs[i] {
 			if j.state == Finished {
-				if int(j.id) < len(p.tasks) {
-					p.tasks[j.id] = nil
-				}
+				p.dropTasks(j.id)
 				continue
 			}
 			jobs = append(jobs, j)
@@ -648,7 +655,7 @@ type candWalk struct {
 	avail  int     // running tasks the current job may still lose
 	leaf   int     // index into p.over
 	job    int     // index into p.order
-	ct     int     // index into the job's task list, walking down
+	ct     int     // index into the job's task list, walking down; -2 before the job
 	loaded bool
 	done   bool
 }
@@ -778,7 +785,7 @@ func (w *candWalk) next() *Container {
 		}
 		order := p.victimJobs(q)
 		if !w.loaded {
-			w.loaded, w.job, w.ct = true, 0, -1
+			w.loaded, w.job, w.ct = true, 0, -2
 		}
 		for w.job < len(order) && p.budget[q.index] > 0 {
 			j := order[w.job]
@@ -786,7 +793,7 @@ func (w *candWalk) next() *Container {
 			if int(j.id) < len(p.tasks) {
 				l = p.tasks[j.id]
 			}
-			if w.ct < 0 {
+			if w.ct == -2 {
 				w.ct = len(l)
 				// How many of its running tasks the job may lose,
 				// judged once for the job: never its last beside a
@@ -819,7 +826,7 @@ func (w *candWalk) next() *Container {
 				return r.ct
 			}
 			w.job++
-			w.ct = -1
+			w.ct = -2
 		}
 		w.leaf++
 		w.loaded = false
@@ -906,6 +913,7 @@ func (p *preemptor) pick(total resource.Vector) {
 		p.acc = append(p.acc, resource.Vector{})
 		p.accCts = append(p.accCts, nil)
 		p.rejected = append(p.rejected, false)
+		p.full = append(p.full, false)
 	}
 	p.touched = p.touched[:0]
 	clear(p.claimed)
@@ -985,6 +993,7 @@ func (p *preemptor) clearAcc() {
 		clear(p.accCts[id])
 		p.accCts[id] = p.accCts[id][:0]
 		p.rejected[id] = false
+		p.full[id] = false
 	}
 	p.touched = p.touched[:0]
 }
@@ -1020,8 +1029,12 @@ func (p *preemptor) shift(q *Queue, d float64) {
 // as needed, and takes them if the move is worth it (worth).
 func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, bool) {
 	if c := p.cfg.Measure(a.Request, total); c != p.cand.c {
+		// The rules depend on the container's size: judge afresh.
 		p.cand.c = c
 		clear(p.accepts)
+		for _, id := range p.touched {
+			p.full[id] = false
+		}
 	}
 	fitsOn := func(id cluster.NodeID) bool {
 		n := p.c.cl.Node(id)
@@ -1032,6 +1045,7 @@ func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, 
 		p.acc[id] = resource.Vector{}
 		clear(p.accCts[id])
 		p.accCts[id] = p.accCts[id][:0]
+		p.full[id] = false
 	}
 	try := func(id cluster.NodeID) (group, bool) {
 		if !p.worth(a, s, p.accCts[id], total) {
@@ -1077,11 +1091,26 @@ func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, 
 			return group{}, false
 		}
 		id := ct.nodeID
-		if len(p.accCts[id]) == 0 && p.acc[id].IsZero() {
+		// A node's candidates always make a group the rules allow:
+		// one that would break them (a leaf taken below the starved
+		// one, a budget overrun) is left out, for it would spoil every
+		// group there.
+		if p.full[id] {
+			continue // a victim more there breaks the rules already
+		}
+		p.accCts[id] = append(p.accCts[id], ct)
+		if len(p.accCts[id]) > 1 && !p.groupOK(s, p.cand.c, p.accCts[id], total) {
+			p.accCts[id][len(p.accCts[id])-1] = nil
+			p.accCts[id] = p.accCts[id][:len(p.accCts[id])-1]
+			// One more victim only moves more away: the node is full
+			// for this walk, until a group is taken.
+			p.full[id] = true
+			continue
+		}
+		if len(p.accCts[id]) == 1 && p.acc[id].IsZero() {
 			p.touched = append(p.touched, id)
 		}
 		p.acc[id] = p.acc[id].Add(ct.req)
-		p.accCts[id] = append(p.accCts[id], ct)
 		p.rejected[id] = false
 		if fitsOn(id) {
 			if g, ok := try(id); ok {
@@ -1104,9 +1133,29 @@ func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, 
 // swapping them, so no sequence of moves comes back to where it began.
 func (p *preemptor) worth(a *Ask, s *Queue, victims []*Container, total resource.Vector) bool {
 	c := p.cfg.Measure(a.Request, total)
-	for q := s; q.parent != nil; q = q.parent {
-		p.used[q.index] += c
+	if !p.charge(s, c, victims, total) {
+		return false
 	}
+	p.need[s.index] -= c
+	return true
+}
+
+// groupOK reports whether worth would take victims for a container of size
+// c of leaf s, changing nothing.
+func (p *preemptor) groupOK(s *Queue, c float64, victims []*Container, total resource.Vector) bool {
+	if !p.charge(s, c, victims, total) {
+		return false
+	}
+	p.shift(s, -c)
+	p.unwind(victims, total)
+	return true
+}
+
+// charge moves a container of size c to leaf s and victims from their
+// leaves, in the usages and budgets, and keeps the move if worth's rules
+// hold; otherwise it undoes it and reports false.
+func (p *preemptor) charge(s *Queue, c float64, victims []*Container, total resource.Vector) bool {
+	p.shift(s, c)
 	charged := 0
 	ok := true
 	for i, v := range victims {
@@ -1122,9 +1171,7 @@ func (p *preemptor) worth(a *Ask, s *Queue, victims []*Container, total resource
 			break
 		}
 		cv := p.cfg.Measure(v.req, total)
-		for q := o; q.parent != nil; q = q.parent {
-			p.used[q.index] -= cv
-		}
+		p.shift(o, -cv)
 		p.excess[o.index] -= cv
 		p.budget[o.index] -= cv
 		charged++
@@ -1139,14 +1186,10 @@ func (p *preemptor) worth(a *Ask, s *Queue, victims []*Container, total resource
 		}
 	}
 	if !ok {
-		for q := s; q.parent != nil; q = q.parent {
-			p.used[q.index] -= c
-		}
+		p.shift(s, -c)
 		p.unwind(victims[:charged], total)
-		return false
 	}
-	p.need[s.index] -= c
-	return true
+	return ok
 }
 
 // meet returns the ancestors of a and b (themselves included) that are
@@ -1183,14 +1226,12 @@ func (p *preemptor) before(a, b *Queue) bool {
 	return ua/a.spec.Weight < ub/b.spec.Weight
 }
 
-// unwind gives back what worth charged for victims.
+// unwind gives back what charge took for victims.
 func (p *preemptor) unwind(victims []*Container, total resource.Vector) {
 	for _, v := range victims {
 		o := v.job.queue
 		cv := p.cfg.Measure(v.req, total)
-		for q := o; q.parent != nil; q = q.parent {
-			p.used[q.index] += cv
-		}
+		p.shift(o, cv)
 		p.excess[o.index] += cv
 		p.budget[o.index] += cv
 	}
