@@ -35,7 +35,7 @@ var builtin = params.NewRegistry("admission controller",
 		Build:   buildStatic},
 	autoadminEntry("autoadmin", autoadmin.Default(),
 		"AutoAdmin (Yang et al. 2018): predict the reservation R_R for task containers from the average AM and task sizes "+
-			"running (40 % floor, scale-up, 40 % while idle), and admit a job only while C_R − AMs − AM_J ≥ R_R; waiting jobs retried in order. "+
+			"running (40 % floor, scale-up, 40 % while idle), and admit a job only while C_R − AMs − AM_J ≥ R_R (also on the nodes the job may use, when it may not use all); waiting jobs retried in order, each queue on its own. "+
 			"By default R_R is kept in vcores and memory and a guard admits a job only if every task shape keeps a node with room beside the AMs "+
 			"wherever they land (deadlock-free while every task ends on its own: not with reduces at slow-start unless hold_early=true; docs/autoadmin.md); "+
 			"dims=vcores,guard=false is the paper's literal rule"),
@@ -71,6 +71,10 @@ func autoadminEntry(name string, def autoadmin.Config, summary string) Entry {
 		}}
 }
 
+// maxStaticVCores bounds static's argument before it is turned into
+// milli-vcores, so that no value can overflow.
+const maxStaticVCores = 1e12
+
 // buildStatic reads static's amount of vcores.
 func buildStatic(r *params.Reader) (sched.AdmissionFactory, error) {
 	arg, has := r.Arg("vcores kept for task containers, e.g. static:32")
@@ -81,8 +85,18 @@ func buildStatic(r *params.Reader) (sched.AdmissionFactory, error) {
 	if err != nil || vc < 0 || math.IsInf(vc, 0) || vc != vc {
 		return nil, fmt.Errorf("static: %q is not a non-negative number of vcores", arg)
 	}
+	if vc > maxStaticVCores {
+		return nil, fmt.Errorf("static: %s vcores is more than any cluster (at most %g)", arg, float64(maxStaticVCores))
+	}
 	milli := int64(math.Round(vc * resource.MilliPerVCore))
 	return func(v *sched.View) (sched.Admission, error) {
+		// A reservation larger than the cluster admits no job: refused
+		// against the cluster the core is built on. A live scheduler
+		// started before any node joined has no size to check yet.
+		if total := v.Cluster().Capacity()[resource.VCores]; total > 0 && milli > total {
+			return nil, fmt.Errorf("static:%s keeps more vcores for tasks than the cluster has (%s vcores): no job could be admitted",
+				arg, resource.FormatVCores(total))
+		}
 		return &Static{v: v, Reserve: milli}, nil
 	}, nil
 }
@@ -107,6 +121,11 @@ func (s *Static) Admit(j *sched.Job) bool {
 	s.amHeld += am
 	return true
 }
+
+// JobAdopted counts the AM of a job admitted because its containers were
+// found running (a live scheduler's restart), as Admit counts the jobs it
+// lets in: its container's end returns it (ContainerChanged).
+func (s *Static) JobAdopted(j *sched.Job) { s.amHeld += j.Spec().AM[resource.VCores] }
 
 // ContainerChanged returns an AM's vcores to the pool when its container
 // ends. A reservation for an AM that is cancelled never held anything: the
@@ -133,5 +152,6 @@ func (s *Static) WaitReason(j *sched.Job) string {
 var (
 	_ sched.Admission         = (*Static)(nil)
 	_ sched.ContainerObserver = (*Static)(nil)
+	_ sched.AdoptObserver     = (*Static)(nil)
 	_ sched.Explainer         = (*Static)(nil)
 )

@@ -7,6 +7,7 @@ package cluster
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/spindle-sched/spindle/resource"
 )
@@ -41,6 +42,11 @@ type Node struct {
 	// cordoned nodes keep their containers but take no new ones; removed
 	// nodes are tombstones.
 	cordoned, removed bool
+	// slots is how many containers the node may hold at once, counting
+	// heldSlots taken by things the scheduler does not own (a kubelet's
+	// max-pods, Kubernetes' "pods" allocatable); 0 means no limit, as on a
+	// YARN NodeManager and every simulated node.
+	slots, heldSlots int32
 }
 
 // ID returns the node's index.
@@ -72,6 +78,21 @@ func (n *Node) AMContainers() int { return int(n.amCount) }
 
 // TaskContainers returns the number of task containers on the node.
 func (n *Node) TaskContainers() int { return int(n.taskCount) }
+
+// Slots returns how many containers the node may hold at once, things the
+// scheduler does not own included; 0 means no limit.
+func (n *Node) Slots() int { return int(n.slots) }
+
+// HeldSlots returns how many of the node's slots things the scheduler does
+// not own take.
+func (n *Node) HeldSlots() int { return int(n.heldSlots) }
+
+// Full reports whether the node's slots are all taken, so that it can take
+// no new container whatever it has free. A node without a slot limit is
+// never full.
+func (n *Node) Full() bool {
+	return n.slots > 0 && n.amCount+n.taskCount+n.heldSlots >= n.slots
+}
 
 // Name returns the driver's name for the node (empty for simulated nodes).
 func (n *Node) Name() string { return n.name }
@@ -227,6 +248,18 @@ func (l *Ledger) SetSchedulable(id NodeID, schedulable bool) error {
 	return nil
 }
 
+// SetSlots limits node id to slots containers at once (0: no limit), held
+// of them taken by things the scheduler does not own. Containers already
+// placed keep running even where they now exceed it.
+func (l *Ledger) SetSlots(id NodeID, slots, held int) error {
+	n := l.c.nodes[id]
+	if slots < 0 || held < 0 || slots > math.MaxInt32 || held > math.MaxInt32 {
+		return fmt.Errorf("%v: slot limit %d with %d held is out of range", n, slots, held)
+	}
+	n.slots, n.heldSlots = int32(slots), int32(held)
+	return nil
+}
+
 // SetHeld records that things the scheduler does not own hold held of node
 // id; what exceeds the capacity is clamped, since a driver may see more
 // requested than a node offers.
@@ -249,6 +282,9 @@ func (l *Ledger) Allocate(id NodeID, r resource.Vector, am bool) error {
 	n := l.c.nodes[id]
 	if !n.Schedulable() {
 		return fmt.Errorf("%v takes no new containers", n)
+	}
+	if n.Full() {
+		return fmt.Errorf("%v: all %d container slots are taken", n, n.slots)
 	}
 	if !r.Fits(n.Free()) {
 		return fmt.Errorf("%v: %v does not fit free %v", n, r, n.Free())

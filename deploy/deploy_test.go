@@ -16,8 +16,11 @@ import (
 	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -168,6 +171,8 @@ func TestClusterRoleGrantsExactlyWhatTheSchedulerUses(t *testing.T) {
 		" pods/binding create",
 		" pods/eviction create",
 		" pods/status patch", " pods/status update",
+		"authentication.k8s.io tokenreviews create",
+		"authorization.k8s.io subjectaccessreviews create",
 		"events.k8s.io events create", "events.k8s.io events patch",
 	}
 	for i := range want {
@@ -209,9 +214,16 @@ func TestNoRoleGrantsWildcardsOrSecrets(t *testing.T) {
 		t.Fatal("no RBAC rules found")
 	}
 	for _, r := range all {
-		for _, s := range slices.Concat(r.APIGroups, r.Resources, r.Verbs, r.ResourceNames, r.NonResourceURLs) {
+		for _, s := range slices.Concat(r.APIGroups, r.Resources, r.Verbs, r.ResourceNames) {
 			if strings.Contains(s, "*") {
 				t.Errorf("rule %+v uses a wildcard", r)
+			}
+		}
+		// A non-resource URL may end in "/*" (every path under a prefix
+		// of spindle's own server); nothing else is a wildcard.
+		for _, u := range r.NonResourceURLs {
+			if strings.Contains(strings.TrimSuffix(u, "/*"), "*") || u == "/*" {
+				t.Errorf("rule %+v uses a wildcard beyond a path prefix", r)
 			}
 		}
 		for _, res := range r.Resources {
@@ -260,7 +272,8 @@ func TestDeploymentRunsTheLeaderElectedScheduler(t *testing.T) {
 	}
 	c := pod.Containers[0]
 	args := strings.Join(c.Args, " ")
-	for _, want := range []string{"kube schedule ", " --leader-elect ", " --config /etc/spindle/config.yaml", " --http-address=0.0.0.0:10261"} {
+	for _, want := range []string{"kube schedule ", " --leader-elect ", " --config /etc/spindle/config.yaml", " --http-address=0.0.0.0:10261",
+		" --http-auth=kubernetes ", " --probe-address=0.0.0.0:10262 "} {
 		if !strings.Contains(" "+args+" ", want) {
 			t.Errorf("args %q lack %q", args, want)
 		}
@@ -284,13 +297,22 @@ func TestDeploymentRunsTheLeaderElectedScheduler(t *testing.T) {
 	if !nsFromPod || d.Namespace != "spindle-system" {
 		t.Errorf("POD_NAMESPACE not from the downward API (%v) or Deployment not in spindle-system (%s)", nsFromPod, d.Namespace)
 	}
-	if len(c.Ports) != 1 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 10261 {
-		t.Errorf("ports = %+v, want http 10261 to match --http-address", c.Ports)
+	if len(c.Ports) != 2 || c.Ports[0].Name != "https" || c.Ports[0].ContainerPort != 10261 ||
+		c.Ports[1].Name != "probes" || c.Ports[1].ContainerPort != 10262 {
+		t.Errorf("ports = %+v, want https 10261 and probes 10262 to match --http-address and --probe-address", c.Ports)
 	}
-	for probe, path := range map[*corev1.Probe]string{c.LivenessProbe: "/healthz", c.ReadinessProbe: "/readyz"} {
-		if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != path || probe.HTTPGet.Port.String() != "http" {
-			t.Errorf("probe %+v, want GET %s on port http", probe, path)
+	// The kubelet sends no credentials: the probes go to the probe port,
+	// over HTTP.
+	for probe, path := range map[*corev1.Probe]string{c.LivenessProbe: "/livez", c.ReadinessProbe: "/readyz"} {
+		if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != path || probe.HTTPGet.Port.String() != "probes" ||
+			(probe.HTTPGet.Scheme != "" && probe.HTTPGet.Scheme != corev1.URISchemeHTTP) {
+			t.Errorf("probe %+v, want GET %s on port probes", probe, path)
 		}
+	}
+	// The image hack/image builds (its DefaultTag), never a floating
+	// :latest placeholder.
+	if c.Image != "spindle:dev" || strings.HasSuffix(c.Image, ":latest") || !strings.Contains(c.Image, ":") {
+		t.Errorf("image %q, want spindle:dev, the tag go run ./hack/image writes", c.Image)
 	}
 	sc := c.SecurityContext
 	if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
@@ -408,6 +430,79 @@ func TestSparkSubmitConfUsesSpindle(t *testing.T) {
 	} {
 		if conf[k] != want {
 			t.Errorf("%s = %q, want %q", k, conf[k], want)
+		}
+	}
+}
+
+// TestDeploymentKeepsAdmissionControl: the admission controller the
+// Deployment runs (-a, else the command's default, autoadmin) must be one
+// that keeps a burst of drivers from filling the cluster: never none.
+func TestDeploymentKeepsAdmissionControl(t *testing.T) {
+	m := load(t)
+	d := m.get(t, "Deployment", "spindle-system", "spindle").(*appsv1.Deployment)
+	args := d.Spec.Template.Spec.Containers[0].Args
+	adm := "autoadmin" // kube schedule's default
+	for i, a := range args {
+		switch {
+		case (a == "-a" || a == "--admission") && i+1 < len(args):
+			adm = args[i+1]
+		case strings.HasPrefix(a, "--admission="):
+			adm = strings.TrimPrefix(a, "--admission=")
+		}
+	}
+	if !strings.HasPrefix(adm, "autoadmin") {
+		t.Errorf("the Deployment runs admission %q; a burst of Spark drivers can then deadlock the cluster (docs/kube.md)", adm)
+	}
+}
+
+// A drain evicts at most one replica at a time: the PodDisruptionBudget
+// selects the Deployment's pods and keeps one of its two.
+func TestPodDisruptionBudgetKeepsOneReplica(t *testing.T) {
+	m := load(t)
+	d := m.get(t, "Deployment", "spindle-system", "spindle").(*appsv1.Deployment)
+	pdb := m.get(t, "PodDisruptionBudget", "spindle-system", "spindle").(*policyv1.PodDisruptionBudget)
+	if pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.IntValue() != 1 || pdb.Spec.MaxUnavailable != nil {
+		t.Errorf("PDB minAvailable %v maxUnavailable %v, want minAvailable 1", pdb.Spec.MinAvailable, pdb.Spec.MaxUnavailable)
+	}
+	if d.Spec.Replicas == nil || int(*d.Spec.Replicas) <= pdb.Spec.MinAvailable.IntValue() {
+		t.Errorf("replicas %v leave no pod a drain may evict", d.Spec.Replicas)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Empty() || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
+		t.Errorf("PDB selector %v does not select the Deployment's pods %v", sel, d.Spec.Template.Labels)
+	}
+}
+
+// The reader role grants only gets on spindle's own paths, and each path
+// the HTTP side serves is among them.
+func TestStatusReaderRoleGrantsTheServedPaths(t *testing.T) {
+	m := load(t)
+	cr := m.get(t, "ClusterRole", "", "spindle-status-reader").(*rbacv1.ClusterRole)
+	if len(cr.Rules) != 1 || !slices.Equal(cr.Rules[0].Verbs, []string{"get"}) || len(cr.Rules[0].Resources) != 0 || len(cr.Rules[0].APIGroups) != 0 {
+		t.Fatalf("rules %+v, want one rule: get on non-resource URLs", cr.Rules)
+	}
+	urls := cr.Rules[0].NonResourceURLs
+	covered := func(path string) bool {
+		for _, u := range urls {
+			if u == path || strings.HasSuffix(u, "/*") && strings.HasPrefix(path, strings.TrimSuffix(u, "*")) {
+				return true
+			}
+		}
+		return false
+	}
+	// The JSON API is authorized under /spindle (webauth.APIPath).
+	for _, p := range []string{"/", "/metrics", "/ui/app.js", "/spindle/api/v1/status", "/spindle/api/v1/jobs", "/spindle/api/v1/queues",
+		"/spindle/api/v1/nodes", "/spindle/api/v1/pods", "/spindle/api/v1/decisions", "/spindle/api/v1/utilization"} {
+		if !covered(p) {
+			t.Errorf("spindle-status-reader does not grant %s", p)
+		}
+	}
+	for _, p := range []string{"/healthz", "/debug/pprof/", "/apis/", "/api/v1/jobs"} {
+		if covered(p) {
+			t.Errorf("spindle-status-reader grants %s, which it should not", p)
 		}
 	}
 }

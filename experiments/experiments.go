@@ -1,23 +1,35 @@
 // Package experiments holds the reproduction reports of EXPERIMENTS.md: each
 // paper's evaluation, run over seeds and written as a markdown section next
 // to the paper's own numbers. `spindle experiments NAME` regenerates one
-// section in place; each experiment registers itself from its own file.
+// section in place.
+//
+// Each paper has a package of its own (adaptive, autoadmin, djsf, dress,
+// traces) that keeps numbers apart from prose: it simulates, reduces the
+// runs to the section's tables and quoted figures as numbers (tables.go),
+// and renders them with an embedded text/template (section.md.tmpl) that
+// holds every word and every format. experiments/internal/section is what
+// they share. The list below is the registry: adding an experiment is
+// adding an entry to it.
 package experiments
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/spindle-sched/spindle/experiments/adaptive"
+	"github.com/spindle-sched/spindle/experiments/autoadmin"
+	"github.com/spindle-sched/spindle/experiments/djsf"
+	"github.com/spindle-sched/spindle/experiments/dress"
+	"github.com/spindle-sched/spindle/experiments/internal/section"
+	"github.com/spindle-sched/spindle/experiments/traces"
 )
 
 // Config tunes a run of an experiment.
-type Config struct {
-	Seeds    int       // seeds per setting (the reports use at least 5)
-	Parallel int       // simulations at once; 0 means one per CPU
-	Log      io.Writer // progress lines; never nil
-}
+type Config = section.Config
 
 // Experiment is one section of EXPERIMENTS.md.
 type Experiment struct {
@@ -34,19 +46,19 @@ type Experiment struct {
 var registry = []Experiment{
 	{Name: "adaptive", Title: "Reverse-Adaptive",
 		Summary: "the Reverse-Adaptive paper's three experiments: FIFO vs Adaptive vs Reverse-Adaptive, goals met, lateness, utilisation, unmet external demand, completion projections",
-		Run:     runAdaptive},
+		Run:     adaptive.Run},
 	{Name: "autoadmin", Title: "AutoAdmin: admission control against ApplicationMaster deadlock",
 		Summary: "AutoAdmin §2.3-§4: static sweeps, AutoAdmin's makespan and Perf Score on the 16 homogeneous settings and the 6 heterogeneous experiments; the deadlock; Fair's and Capacity's AM limits",
-		Run:     func(cfg Config) (string, error) { return runAutoAdmin(cfg, aaFullPlan) }},
+		Run:     autoadmin.Run},
 	{Name: "djsf", Title: "DJSF: Densest-Job-Set-First against SJF and Tetris",
 		Summary: "SJF, Tetris (default and f=0,m=10), DJSF, djsf+ and the baselines on djsf-google --jobs 1000: the paper's regime (--preset paper, batch and bursts) first, then the default workload; oracle estimates at error 0 and 0.5, history estimates on recurring applications; k sensitivity",
-		Run:     runDJSF},
+		Run:     djsf.Run},
 	{Name: "dress", Title: "DRESS: reserving resources for small jobs",
 		Summary: "DRESS §V: Capacity vs DRESS vs DRESS without its estimator on the Spark, MapReduce and mixed workloads",
-		Run:     runDRESS},
+		Run:     dress.Run},
 	{Name: "traces", Title: "Traces",
 		Summary: "a real log end to end: NASA iPSC/860 (SWF, 18,239 jobs) converted and simulated under FIFO, Fair, DRESS, SJF and DJSF",
-		Run:     runTraces},
+		Run:     traces.Run},
 }
 
 // All lists the experiments by name.
@@ -84,9 +96,29 @@ func WriteSection(path string, e Experiment, body string) error {
 	default:
 		out = append(append(bytes.TrimRight(old, "\n"), "\n\n"...), section+"\n"...)
 	}
+	// Written beside the file and renamed into place; an error names the
+	// file asked for, not the temporary one.
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return err
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath drops the file name of a path or link error, leaving its cause.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

@@ -38,17 +38,40 @@ fi
 mkdir -p "$bin" "$base/src"
 log() { printf '[build-kube %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
+# The first build takes 7 to 26 minutes on 2 cores, depending on what else
+# the machine runs; resolving modules and linking print nothing of their own.
+# While a step runs, a heartbeat says every 30 s that it still works and for
+# how long, so a long build is never silent. heartbeat_start STEP starts it
+# (the PID is kept in $heartbeat), heartbeat_stop ends it.
+heartbeat=""
+heartbeat_start() {
+  local what=$1 t0=$SECONDS
+  heartbeat_stop
+  (
+    while sleep 30; do log "$what: still working, $((SECONDS - t0))s so far"; done
+  ) &
+  heartbeat=$!
+}
+heartbeat_stop() {
+  if [ -n "$heartbeat" ]; then
+    kill "$heartbeat" 2>/dev/null || true
+    wait "$heartbeat" 2>/dev/null || true
+    heartbeat=""
+  fi
+}
+trap heartbeat_stop EXIT
+
 # Counts the packages `go build -v` reports and prints a line every 100, so a
 # several-minute build visibly moves without flooding the terminal.
 progress() {
-  local name=$1 n=0 line
+  local name=$1 n=0 line t0=$SECONDS
   while IFS= read -r line; do
     case "$line" in
       *" "*|"") printf '%s\n' "$line" >&2 ;; # errors and warnings pass through
-      *) n=$((n + 1)); if [ $((n % 100)) -eq 0 ]; then log "$name: $n packages compiled"; fi ;;
+      *) n=$((n + 1)); if [ $((n % 100)) -eq 0 ]; then log "$name: $n packages compiled ($((SECONDS - t0))s)"; fi ;;
     esac
   done
-  log "$name: $n packages compiled in total"
+  log "$name: $n packages compiled in total; linking done ($((SECONDS - t0))s)"
 }
 
 # build NAME MODULE_DIR PACKAGE [LDFLAGS]: go build PACKAGE inside the wrapper
@@ -63,11 +86,14 @@ build() {
   fi
   log "$name: building $pkg (first build takes minutes; progress every 100 packages)"
   local start=$SECONDS
+  heartbeat_start "$name"
   if ! (cd "$dir" && CGO_ENABLED=0 go build -v -trimpath -ldflags "-s -w $ldflags" -o "$bin/.$name.tmp" "$pkg") 2>&1 | progress "$name" ||
     [ ! -f "$bin/.$name.tmp" ]; then
+    heartbeat_stop
     log "$name: build failed"
     exit 1
   fi
+  heartbeat_stop
   mv "$bin/.$name.tmp" "$bin/$name"
   log "$name: done in $((SECONDS - start))s"
 }
@@ -104,7 +130,9 @@ package kubebuild
 
 import _ "go.etcd.io/etcd/server/v3"
 EOF
+    heartbeat_start "go mod tidy in etcd"
     (cd "$etcd_dir" && go mod tidy) && touch "$etcd_dir/.tidy-ok"
+    heartbeat_stop
   fi
   build etcd "$etcd_dir" go.etcd.io/etcd/server/v3
 else
@@ -147,7 +175,9 @@ if [ $need_kube -eq 1 ] && [ ! -f "$kube_dir/.tidy-ok" ]; then
     echo ")"
   } >"$kube_dir/tools.go"
   log "kubernetes: resolving dependencies ($(echo "$staging" | wc -l) staging modules replaced by $STAGING_VERSION)"
+  heartbeat_start "go mod tidy in kube"
   (cd "$kube_dir" && go mod tidy) && touch "$kube_dir/.tidy-ok"
+  heartbeat_stop
 fi
 minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
 kube_ldflags=""
@@ -171,7 +201,9 @@ package kubebuild
 
 import _ "sigs.k8s.io/kwok/cmd/kwok"
 EOF
+  heartbeat_start "go mod tidy in kwok"
   (cd "$kwok_dir" && go mod tidy) && touch "$kwok_dir/.tidy-ok"
+  heartbeat_stop
 fi
 build kwok "$kwok_dir" sigs.k8s.io/kwok/cmd/kwok
 stages="$base/kwok-stages"

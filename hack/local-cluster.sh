@@ -11,18 +11,25 @@
 # while the cluster runs changes nothing and prints it again. down stops
 # exactly the processes up started, by the PIDs in the state directory.
 # State (PKI, kubeconfig, etcd data, logs, pidfiles) lives outside the
-# checkout in $SPINDLE_CLUSTER_DIR, default
-# ${XDG_STATE_HOME:-$HOME/.local/state}/spindle/local-cluster.
+# checkout in $SPINDLE_CLUSTER_DIR, default one directory per checkout:
+# ${XDG_STATE_HOME:-$HOME/.local/state}/spindle/clusters/<checkout>-<hash>,
+# so that two checkouts run two clusters and a down in one leaves the other.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-state="${SPINDLE_CLUSTER_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/spindle/local-cluster}"
+# The checkout's path, hashed: two clones named alike still get two dirs.
+checkout_id="$(basename "$repo")-$(printf '%s' "$repo" | cksum | cut -d' ' -f1)"
+state="${SPINDLE_CLUSTER_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/spindle/clusters/$checkout_id}"
+# Absolute and without a trailing slash: the Go half runs from the checkout,
+# and pid_of looks for "$state/" in each component's command line.
+case "$state" in /*) ;; *) state="$PWD/$state" ;; esac
+while [ "${state%/}" != "$state" ] && [ "$state" != / ]; do state=${state%/}; done
 marker="$state/.spindle-local-cluster"
 # Stop order: the reverse of the start order.
 components="kwok kube-scheduler kube-controller-manager kube-apiserver etcd"
 
 usage() {
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 # alive PID: the process exists and is not a zombie (an orphan whose
@@ -35,8 +42,10 @@ alive() {
   return 0
 }
 
-# pid_of NAME: the PID recorded for NAME, if that process still runs and is
-# still NAME (a PID can be reused once the process is gone).
+# pid_of NAME: the PID recorded for NAME, if that process still runs, is
+# still NAME (a PID can be reused once the process is gone) and is this
+# cluster's own: every component's command line names a file in this state
+# directory, so a PID reused by another cluster's component is not taken.
 pid_of() {
   local name=$1 pid cmd
   [ -f "$state/$name.pid" ] || return 1
@@ -48,7 +57,11 @@ pid_of() {
     cmd=$(ps -o args= -p "$pid" 2>/dev/null || true)
   fi
   case "$cmd" in
-    */"$name"\ *|*/"$name") echo "$pid" ;;
+    */"$name"\ *|*/"$name") ;;
+    *) return 1 ;;
+  esac
+  case "$cmd" in
+    *"$state/"*) echo "$pid" ;;
     *) return 1 ;;
   esac
 }

@@ -45,24 +45,32 @@ type apiResult struct {
 // worker runs API calls until the loop closes its task channel.
 func (s *Scheduler) worker(ctx context.Context, tasks <-chan apiTask) {
 	for t := range tasks {
-		r := apiResult{apiTask: t}
-		switch t.kind {
-		case taskBind:
-			r.err = s.bind(ctx, t)
-			s.observeBind(t, r.err)
-			if r.err == nil {
-				s.o.Recorder.Eventf(t.obj, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", t.pod, t.node)
-			}
-		case taskStatus:
-			r.err = s.patchUnschedulable(ctx, t)
-		case taskEvict:
-			r.err = s.evict(ctx, t)
-		}
+		r := s.call(ctx, t)
 		select {
 		case s.results <- r:
 		case <-ctx.Done():
 		}
 	}
+}
+
+// call makes one API call. It reads only the task and the options, never
+// the event loop's state, so workers run it beside the loop (and a Stepper
+// on it).
+func (s *Scheduler) call(ctx context.Context, t apiTask) apiResult {
+	r := apiResult{apiTask: t}
+	switch t.kind {
+	case taskBind:
+		r.err = s.bind(ctx, t)
+		s.observeBind(t, r.err)
+		if r.err == nil {
+			s.o.Recorder.Eventf(t.obj, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", t.pod, t.node)
+		}
+	case taskStatus:
+		r.err = s.patchUnschedulable(ctx, t)
+	case taskEvict:
+		r.err = s.evict(ctx, t)
+	}
+	return r
 }
 
 func (s *Scheduler) bind(ctx context.Context, t apiTask) error {
@@ -225,32 +233,41 @@ func (s *Scheduler) nextStatus() (apiTask, bool) {
 
 // refreshStatus says on every waiting pod what it waits for.
 func (s *Scheduler) refreshStatus() {
+	s.verdicts, s.positions = nil, nil
 	for _, ps := range s.pods {
 		switch ps.phase {
 		case podAsked:
-			s.setWhy(ps, s.waitReason(ps))
+			if s.waitedLongEnough(ps) {
+				s.setWhy(ps, s.waitReason(ps))
+			}
 		case podHeld, podBackoff:
 			if ps.why != "" {
 				s.setWhy(ps, ps.why)
 			}
 		}
 	}
+	s.verdicts, s.positions = nil, nil
 }
 
-// waitReason explains a pending pod: held by admission (with the
-// controller's own words when it gives them), waiting for its driver, or
-// waiting for room the policy gives it.
+// waitReason explains a pending pod as kube-scheduler would where it can:
+// a job held by admission (its place in its queue, and why: it fits no
+// node, it waits behind an earlier job, or the controller's own words), an
+// executor waiting for its driver, a pod no node can take now or ever
+// ("0/4 nodes are available: 4 Insufficient cpu."), or one the policy has
+// not placed yet although some node could take it.
 func (s *Scheduler) waitReason(ps *podState) string {
 	j := ps.job.j
+	q := j.Queue().Name()
 	switch {
 	case j.State() == sched.Waiting:
-		why := "the admission controller holds it"
-		if e, ok := s.core.Admission().(sched.Explainer); ok {
-			if w := e.WaitReason(j); w != "" {
-				why = w
-			}
+		pos := s.queuePositions()[j]
+		var why string
+		if a := &j.Asks()[0]; ps.am && a.Unfit() {
+			why = "its driver fits no node: " + s.nodeVerdict(ps, false).msg
+		} else {
+			why = s.core.WaitReason(j)
 		}
-		return fmt.Sprintf("job %s waits for admission: %s", ps.job.key, why)
+		return fmt.Sprintf("job %s waits for admission, number %d in queue %s: %s", ps.job.key, pos, q, why)
 	case !ps.am && j.HasAM() && j.State() != sched.Active:
 		am := "its driver"
 		if ps.job.am != nil {
@@ -258,5 +275,12 @@ func (s *Scheduler) waitReason(ps *podState) string {
 		}
 		return fmt.Sprintf("waiting for %s to run: executors are placed only once their driver runs", am)
 	}
-	return fmt.Sprintf("waiting for %v on a node it may use; policy %s has not placed it yet", ps.req, s.o.PolicyName)
+	if a := askOf(ps); a != nil && a.Unfit() {
+		return "it fits no node: " + s.nodeVerdict(ps, false).msg
+	}
+	v := s.nodeVerdict(ps, true)
+	if v.available == 0 {
+		return v.msg
+	}
+	return fmt.Sprintf("%s policy %s has not placed it yet (queue %s; it requests %s)", v.msg, s.o.PolicyName, q, formatRequest(ps.req))
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -50,6 +51,10 @@ func (ev *evictions) list() []string {
 	return append([]string(nil), ev.calls...)
 }
 
+// preemptInterval is the monitor's interval in preemptionEnv: the tests
+// step the scheduler's clock by it to run one round.
+const preemptInterval = 100 * time.Millisecond
+
 // preemptionEnv: one 4-CPU node that a batch Spark job (driver and three
 // executors) fills; queues prod (60 %) and batch (40 %).
 func preemptionEnv(t *testing.T, refuse error) (*env, *evictions, *Scheduler) {
@@ -80,6 +85,12 @@ func preemptionEnv(t *testing.T, refuse error) (*env, *evictions, *Scheduler) {
 func TestPreemptionEvictsForAQueueBelowItsShare(t *testing.T) {
 	e, ev, s := preemptionEnv(t, nil)
 	e.add(mkPod("prod", "p-driver", "1", driver("p"), withLabels(LabelQueue, "prod")))
+	// Nothing is taken before the monitor's next round.
+	e.staysUnbound("prod/p-driver")
+	if calls := ev.list(); len(calls) != 0 {
+		t.Fatalf("evictions %v before a preemption round", calls)
+	}
+	e.advance(preemptInterval)
 	e.waitBound("prod/p-driver", "n1")
 	if calls := ev.list(); len(calls) != 1 || calls[0] != "batch/b-exec-3" {
 		t.Fatalf("evictions %v, want the newest executor, batch/b-exec-3", calls)
@@ -106,6 +117,7 @@ func TestPreemptionRespectsADisruptionBudget(t *testing.T) {
 	pdb := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10)
 	e, ev, _ := preemptionEnv(t, pdb)
 	e.add(mkPod("prod", "p-driver", "1", driver("p"), withLabels(LabelQueue, "prod")))
+	e.advance(preemptInterval)
 	got := e.waitEvent("PreemptionBlocked", "queue prod")
 	if !strings.Contains(got, "PodDisruptionBudget") {
 		t.Errorf("event %q does not say why", got)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,14 +123,27 @@ func TestLiveSchedulesSparkAndSurvivesKill9(t *testing.T) {
 	for i := range 3 {
 		create(livePod("batch", fmt.Sprintf("a-%d", i), "1"))
 	}
-	liveWait(t, "a-0..2 running", func() (bool, error) {
+	// Events are written asynchronously; wait for the three Scheduled ones
+	// too, so that the kill below cannot lose one still queued (the count
+	// of Scheduled events at the end is how the test sees a double bind).
+	liveWait(t, "a-0..2 running and their Scheduled events written", func() (bool, error) {
 		for i := range 3 {
 			p, err := getPod(cs, "batch", fmt.Sprintf("a-%d", i))
 			if err != nil || p.Status.Phase != v1.PodRunning {
 				return false, err
 			}
 		}
-		return true, nil
+		events, err := cs.CoreV1().Events("batch").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		n := 0
+		for _, ev := range events.Items {
+			if ev.Reason == "Scheduled" && ev.Source.Component == "spindle" && strings.HasPrefix(ev.InvolvedObject.Name, "a-") {
+				n++
+			}
+		}
+		return n == 3, nil
 	})
 
 	// kill -9, more pods while no scheduler runs, and a new scheduler.

@@ -124,16 +124,16 @@ func nodeCapacity(n *v1.Node) resource.Vector {
 	var v resource.Vector
 	al := n.Status.Allocatable
 	if q, ok := al[v1.ResourceCPU]; ok {
-		v[resource.VCores] = q.MilliValue()
+		v[resource.VCores] = max(capQuantity(v1.ResourceCPU, q).MilliValue(), 0)
 	}
 	if q, ok := al[v1.ResourceMemory]; ok {
-		v[resource.Memory] = mibDown(q)
+		v[resource.Memory] = max(mibDown(*capQuantity(v1.ResourceMemory, q)), 0)
 	}
 	if q, ok := al[ResourceGPU]; ok {
-		v[resource.GPU] = q.Value()
+		v[resource.GPU] = max(capQuantity(ResourceGPU, q).Value(), 0)
 	}
 	if q, ok := al[v1.ResourceEphemeralStorage]; ok {
-		v[resource.Disk] = mibDown(q)
+		v[resource.Disk] = max(mibDown(*capQuantity(v1.ResourceEphemeralStorage, q)), 0)
 	}
 	return v
 }
@@ -282,6 +282,9 @@ func parseDemand(s string) (resource.Vector, error) {
 			q, err := apiresource.ParseQuantity(strings.TrimSpace(val))
 			if err != nil || q.Sign() < 0 {
 				return resource.Vector{}, fmt.Errorf("%s: %q is not a non-negative quantity", name, val)
+			}
+			if err := checkQuantities(v1.ResourceList{name: q}); err != nil {
+				return resource.Vector{}, fmt.Errorf("%s: %q is too large", name, val)
 			}
 			rl[name] = q
 		default:

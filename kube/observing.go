@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -74,10 +75,13 @@ func (s *Scheduler) publish() {
 	for _, q := range s.core.View().Queues() {
 		byQueue[q.Name()] = &qcount{}
 	}
+	positions := s.queuePositions()
+	defer func() { s.positions = nil }()
 	for _, js := range s.sortedJobs() {
 		j := js.j
 		st := observe.JobStatus{Name: js.key, Namespace: jobNamespace(js), Queue: j.Queue().Name(), State: j.State().String(),
-			Submitted: s.epoch.Add(time.Duration(j.Submitted()) * time.Microsecond), Usage: observe.FromVector(j.Usage()), AM: observe.AMNone}
+			Submitted: s.epoch.Add(time.Duration(j.Submitted()) * time.Microsecond), Usage: observe.FromVector(j.Usage()), AM: observe.AMNone,
+			QueuePosition: positions[j]}
 		qc := byQueue[st.Queue]
 		for _, ps := range js.pods {
 			switch ps.phase {
@@ -106,6 +110,7 @@ func (s *Scheduler) publish() {
 		}
 		snap.Jobs = append(snap.Jobs, st)
 	}
+	snap.Pods = s.pendingPods(positions)
 	usable := cl.Usable()
 	// A parent counts its leaves' pods.
 	for _, q := range s.core.View().Queues() {
@@ -170,4 +175,38 @@ func jobNamespace(js *jobState) string {
 		return ps.pod.Namespace
 	}
 	return ""
+}
+
+// pendingPods lists the pods spindle has not placed, with their queue,
+// their job's place in it while it waits for admission, and why they wait:
+// by queue, then place (jobs admitted last: their pods wait for room), then
+// age.
+func (s *Scheduler) pendingPods(positions map[*sched.Job]int) []observe.PodStatus {
+	var out []observe.PodStatus
+	for _, ps := range s.pods {
+		if ps.phase != podAsked && ps.phase != podBackoff && ps.phase != podHeld {
+			continue
+		}
+		st := observe.PodStatus{Pod: ps.key, AM: ps.am, Reason: ps.why, Since: ps.pod.CreationTimestamp.Time}
+		if st.Reason == "" {
+			st.Reason = ps.held
+		}
+		if js := ps.job; js != nil {
+			st.Job, st.Queue, st.QueuePosition = js.key, js.j.Queue().Name(), positions[js.j]
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		switch {
+		case x.Queue != y.Queue:
+			return x.Queue < y.Queue
+		case x.QueuePosition != y.QueuePosition:
+			return x.QueuePosition != 0 && (y.QueuePosition == 0 || x.QueuePosition < y.QueuePosition)
+		case !x.Since.Equal(y.Since):
+			return x.Since.Before(y.Since)
+		}
+		return x.Pod < y.Pod
+	})
+	return out
 }

@@ -55,9 +55,17 @@ type Options struct {
 	Config        *FileConfig            // nil: one queue "default"
 	// Recorder posts Events; nil posts them to the apiserver.
 	Recorder record.EventRecorder
-	// BindWorkers bounds concurrent bindings; a quarter as many workers
-	// (at least one) write status conditions.
+	// BindWorkers bounds concurrent bindings (default DefaultBindWorkers;
+	// see throughput.go).
 	BindWorkers int
+	// StatusWorkers bound concurrent status writes (conditions), on
+	// StatusClient (default DefaultStatusWorkers).
+	StatusWorkers int
+	// StatusAfter is how long a pod must have waited in the core before
+	// what it waits for is written on it (default 5 x StatusEvery; see
+	// throughput.go). Refusals (held pods, failed bindings) are written
+	// at once.
+	StatusAfter time.Duration
 	// BackoffInitial and BackoffMax bound the retry delay after a failed
 	// binding; it doubles on each failure of the same pod.
 	BackoffInitial, BackoffMax time.Duration
@@ -111,6 +119,10 @@ type Scheduler struct {
 	// evicting holds, per pod key, the queue preemption took the pod for,
 	// from its eviction's request until the pod is gone (evict.go).
 	evicting map[string]string
+	// foreignPods counts, per node name, the pods spindle does not
+	// schedule that are bound there and not finished: they take slots of
+	// the node's "pods" allocatable.
+	foreignPods map[string]int
 
 	// Work the core asked for during a call, done after it returns: the
 	// core is never re-entered from its own callbacks.
@@ -136,6 +148,11 @@ type Scheduler struct {
 	// offerAt is when the current pass of node offers began: a decision's
 	// latency is counted from it.
 	offerAt time.Time
+	// verdicts and positions cache, for one status refresh, why pods of
+	// one shape fit no node now and where waiting jobs stand in their
+	// queues (explain.go).
+	verdicts  map[explainKey]nodeVerdict
+	positions map[*sched.Job]int
 }
 
 type nodeState struct {
@@ -145,6 +162,7 @@ type nodeState struct {
 	node   *v1.Node
 	cap    resource.Vector
 	schedu bool
+	slots  int // the "pods" allocatable; 0: none reported
 }
 
 // podPhase is where one of our pods is, as the driver tracks it.
@@ -175,6 +193,9 @@ type podState struct {
 	phase podPhase
 	ct    *sched.Container
 	node  string // where it is assumed or bound
+	// askedAt is when the pod was last handed to the core (see
+	// throughput.go: its wait is written only once it has lasted).
+	askedAt time.Time
 	// attempts counts failed bindings; retryAt is when it may be asked
 	// again.
 	attempts int
@@ -220,7 +241,10 @@ func New(o Options) (*Scheduler, error) {
 		o.StatusClient = o.Client
 	}
 	if o.BindWorkers <= 0 {
-		o.BindWorkers = 16
+		o.BindWorkers = DefaultBindWorkers
+	}
+	if o.StatusWorkers <= 0 {
+		o.StatusWorkers = DefaultStatusWorkers
 	}
 	if o.BackoffInitial <= 0 {
 		o.BackoffInitial = time.Second
@@ -231,6 +255,9 @@ func New(o Options) (*Scheduler, error) {
 	if o.StatusEvery <= 0 {
 		o.StatusEvery = time.Second
 	}
+	if o.StatusAfter <= 0 {
+		o.StatusAfter = 5 * o.StatusEvery
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -240,7 +267,7 @@ func New(o Options) (*Scheduler, error) {
 	s := &Scheduler{
 		o: o, queue: newWorkQueue(),
 		nodes: map[string]*nodeState{}, pods: map[string]*podState{}, jobs: map[string]*jobState{},
-		jobGen: map[string]int{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{}, evicting: map[string]string{},
+		jobGen: map[string]int{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{}, foreignPods: map[string]int{}, evicting: map[string]string{},
 		results: make(chan apiResult, o.BindWorkers), tasks: make(chan apiTask), statusTasks: make(chan apiTask), calls: make(chan func()), stopped: make(chan struct{}),
 		nextTick: clock.Never,
 	}
@@ -308,7 +335,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		defer s.o.Observe.SetSynced(false)
 	}
 	workers := make(chan struct{})
-	statusWorkers := max(1, s.o.BindWorkers/4)
+	statusWorkers := s.o.StatusWorkers
 	for range s.o.BindWorkers {
 		go func() {
 			defer func() { workers <- struct{}{} }()
@@ -498,6 +525,20 @@ func (s *Scheduler) loop(ctx context.Context) error {
 
 // armTimer sets the timer for the next tick or backoff expiry.
 func (s *Scheduler) armTimer(t *time.Timer) {
+	d := s.nextWake()
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	t.Reset(d)
+}
+
+// nextWake is how long the loop may wait for an event before its clock
+// must move: until the core's next periodic tick or the earliest binding
+// backoff to expire, and at most an hour; 0 when one is already due.
+func (s *Scheduler) nextWake() time.Duration {
 	wall := s.o.Now()
 	next := wall.Add(time.Hour)
 	if s.nextTick != clock.Never {
@@ -506,14 +547,7 @@ func (s *Scheduler) armTimer(t *time.Timer) {
 	for _, p := range s.backoff {
 		next = minTime(next, p.retryAt)
 	}
-	d := max(next.Sub(wall), 0)
-	if !t.Stop() {
-		select {
-		case <-t.C:
-		default:
-		}
-	}
-	t.Reset(d)
+	return max(next.Sub(wall), 0)
 }
 
 func minTime(a, b time.Time) time.Time {

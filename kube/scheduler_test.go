@@ -34,11 +34,15 @@ var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 
 // env is a fake apiserver (client-go's fake clientset, with bindings that
-// set spec.nodeName as the real pods/binding does) and a scheduler on it.
+// set spec.nodeName as the real pods/binding does) and a scheduler on it,
+// stepped by hand (Stepper): each helper settles the scheduler and then
+// checks, so a test states what is true after each event, with no sleeping
+// and no polling of the wall clock.
 type env struct {
 	t      *testing.T
 	client *fake.Clientset
 	rec    *record.FakeRecorder
+	st     *Stepper
 
 	mu        sync.Mutex
 	binds     map[string]int // binding calls per pod
@@ -47,14 +51,11 @@ type env struct {
 	// failBind, when set, may fail the n-th binding of a pod (before the
 	// fake applies it).
 	failBind func(key string, n int) error
-	// holdBind blocks a pod's binding until the channel is closed.
-	holdBind map[string]chan struct{}
-	probes   int
 }
 
 func newEnv(t *testing.T, objs ...runtime.Object) *env {
 	t.Helper()
-	e := &env{t: t, client: fake.NewClientset(objs...), binds: map[string]int{}, holdBind: map[string]chan struct{}{}}
+	e := &env{t: t, client: fake.NewClientset(objs...), binds: map[string]int{}}
 	e.client.PrependReactor("create", "pods", e.bindReactor)
 	return e
 }
@@ -68,11 +69,8 @@ func (e *env) bindReactor(a k8stesting.Action) (bool, runtime.Object, error) {
 	key := b.Namespace + "/" + b.Name
 	e.mu.Lock()
 	e.binds[key]++
-	n, hold, fail := e.binds[key], e.holdBind[key], e.failBind
+	n, fail := e.binds[key], e.failBind
 	e.mu.Unlock()
-	if hold != nil {
-		<-hold
-	}
 	if fail != nil {
 		if err := fail(key, n); err != nil {
 			return true, nil, err
@@ -117,73 +115,66 @@ func (e *env) options(pol, adm string) Options {
 	}
 }
 
-// start runs a scheduler until the test ends (or stop is called) and fails
-// the test if it returns an error.
+// start builds a scheduler on the fake apiserver, stepped by hand, and
+// settles it; its clock starts an hour after the pods' creation epoch.
+// stop discards it, as a scheduler that dies: a later start is a restart.
 func (e *env) start(o Options) (s *Scheduler, stop func()) {
 	e.t.Helper()
-	s, err := New(o)
+	st, err := NewStepper(o, epoch.Add(time.Hour))
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() { errc <- s.Run(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-errc; err != nil {
-				e.t.Errorf("scheduler: %v", err)
-			}
-		})
-	}
-	e.t.Cleanup(stop)
-	e.waitWatching(s)
-	return s, stop
-}
-
-// waitWatching returns once the scheduler's informers watch: the fake
-// clientset loses what is created between an informer's list and its
-// watch, so a probe pod is created until the informer sees one.
-func (e *env) waitWatching(s *Scheduler) {
-	e.t.Helper()
-	for i := 0; ; i++ {
-		if i == 200 {
-			e.t.Fatal("the scheduler's informers never saw a probe pod")
-		}
-		e.probes++
-		name := fmt.Sprintf("probe-%d", e.probes)
-		e.add(mkPod("probe", name, "1m", scheduler("nobody")))
-		time.Sleep(5 * time.Millisecond)
-		seen := false
-		e.onLoop(s, func() {
-			_, err := s.podLister.Pods("probe").Get(name)
-			seen = err == nil
-		})
-		if seen {
-			return
+	e.st = st
+	return st.Scheduler(), func() {
+		if e.st == st {
+			e.st = nil
 		}
 	}
 }
 
-// onLoop runs f on the scheduler's loop.
-func (e *env) onLoop(s *Scheduler, f func()) {
+// settle steps the scheduler until it has nothing left to do.
+func (e *env) settle() {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if !s.OnLoop(ctx, f) {
-		e.t.Fatal("scheduler loop not running")
+	if e.st == nil {
+		e.t.Fatal("no scheduler running")
+	}
+	if err := e.st.Settle(); err != nil {
+		e.t.Fatal(err)
 	}
 }
 
+// advance moves the scheduler's clock and settles what fell due.
+func (e *env) advance(d time.Duration) {
+	e.t.Helper()
+	if err := e.st.Advance(d); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// onLoop settles the scheduler and runs f as its event loop, with the core
+// and the driver's state quiescent.
+func (e *env) onLoop(_ *Scheduler, f func()) {
+	e.t.Helper()
+	e.settle()
+	f()
+}
+
+// statusTick advances the clock past the quiet period and one status
+// refresh: the scheduler then says on every pod that has waited since
+// before the tick why it waits (an Event, and a PodScheduled=False
+// condition).
+func (e *env) statusTick() {
+	e.t.Helper()
+	o := e.st.Scheduler().o
+	e.advance(o.StatusAfter + o.StatusEvery)
+}
+
+// waitFor settles the scheduler and fails unless cond then holds.
 func (e *env) waitFor(what string, cond func() bool) {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	e.settle()
+	if !cond() {
+		e.t.Fatalf("settled, and not %s", what)
 	}
 }
 
@@ -208,10 +199,10 @@ func (e *env) waitBound(key, node string) {
 	e.waitFor(key+" bound to "+node, func() bool { return e.nodeOf(key) == node })
 }
 
-// stays checks for a while that the pod is not bound.
+// staysUnbound settles the scheduler and checks that the pod is not bound.
 func (e *env) staysUnbound(key string) {
 	e.t.Helper()
-	time.Sleep(150 * time.Millisecond)
+	e.settle()
 	if n := e.nodeOf(key); n != "" {
 		e.t.Fatalf("%s bound to %s, want it unbound", key, n)
 	}
@@ -362,8 +353,11 @@ func TestPlacesAroundOtherSchedulersAndConstraints(t *testing.T) {
 	}))
 	e.waitBound("ns/big-tolerant", "c")
 	e.staysUnbound("ns/big")
+	e.statusTick()
 	e.waitEvent("Normal Scheduled", "ns/p1 to b")
-	e.waitEvent("Warning FailedScheduling", "<8 vcores, 256 MB>")
+	// Bigger than a and b, and c's taint is not tolerated: kube-scheduler's
+	// words, counted per node.
+	e.waitEvent("Warning FailedScheduling", "it fits no node: 0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: big}, 2 Insufficient cpu.")
 	e.onLoop(s, func() {
 		a := s.core.Cluster().Node(s.nodes["a"].id)
 		if got := a.External()[0]; got != 3000 {
@@ -388,6 +382,7 @@ func TestExecutorsWaitForTheirDriver(t *testing.T) {
 	e.waitBound("spark/drv", "a")
 	e.staysUnbound("spark/exec-1")
 	e.staysUnbound("spark/exec-2")
+	e.statusTick()
 	e.waitEvent("FailedScheduling", "waiting for driver pod spark/drv to run")
 	e.waitFor("PodScheduled=False on exec-1", func() bool {
 		for _, c := range e.pod("spark/exec-1").Status.Conditions {
@@ -427,7 +422,8 @@ func TestAdmissionHoldsDriverWithConditionAndEvent(t *testing.T) {
 	e.add(mkPod("spark", "exec-1", "1", executor("app-1")))
 	e.staysUnbound("spark/drv")
 	e.staysUnbound("spark/exec-1")
-	ev := e.waitEvent("Warning FailedScheduling", "job spark/app-1 waits for admission: static reservation: 4 of 4 vcores kept for tasks")
+	e.statusTick()
+	ev := e.waitEvent("Warning FailedScheduling", "job spark/app-1 waits for admission, number 1 in queue default: static reservation: 4 of 4 vcores kept for tasks")
 	t.Logf("event: %s", ev)
 	e.waitFor("PodScheduled=False on the driver", func() bool {
 		for _, c := range e.pod("spark/drv").Status.Conditions {
@@ -452,10 +448,15 @@ func TestFailedBindingIsRefusedAndRetried(t *testing.T) {
 		}
 		return nil
 	}
-	s, _ := e.start(e.options("fifo", "none"))
+	o := e.options("fifo", "none")
+	s, _ := e.start(o)
 	e.add(mkPod("ns", "p1", "1"))
-	e.waitBound("ns/p1", "a")
 	e.waitEvent("FailedScheduling", "binding to a failed", "etcd hiccup", "retrying in")
+	// Until the backoff expires the pod is not asked for again.
+	e.advance(o.BackoffInitial - time.Millisecond)
+	e.staysUnbound("ns/p1")
+	e.advance(time.Millisecond)
+	e.waitBound("ns/p1", "a")
 	if n := e.bindCalls("ns/p1"); n != 2 {
 		t.Errorf("binding calls = %d, want 2", n)
 	}
@@ -502,7 +503,8 @@ func TestConflictingBindingAdoptsWhereThePodWent(t *testing.T) {
 		})
 		return ok
 	})
-	time.Sleep(100 * time.Millisecond)
+	// Past any backoff, nothing was retried.
+	e.advance(2 * e.st.Scheduler().o.BackoffMax)
 	if n := e.bindCalls("ns/p1"); n != 1 {
 		t.Errorf("binding calls = %d, want 1 (no retry after the conflict)", n)
 	}
@@ -510,11 +512,9 @@ func TestConflictingBindingAdoptsWhereThePodWent(t *testing.T) {
 
 func TestPodDeletedWhileAssumed(t *testing.T) {
 	e := newEnv(t, readyNode("a", "2", "8Gi", nil))
-	release := make(chan struct{})
-	e.holdBind["ns/p1"] = release
 	s, _ := e.start(e.options("fifo", "none"))
+	e.st.Hold("ns/p1") // the binding stays in flight
 	e.add(mkPod("ns", "p1", "2"))
-	e.waitFor("p1's binding in flight", func() bool { return e.bindCalls("ns/p1") == 1 })
 	e.onLoop(s, func() {
 		if ct := s.core.ContainerByKey("ns/p1"); ct == nil || s.core.Cluster().Allocated()[0] != 2000 {
 			t.Errorf("p1 not assumed: container %v", ct)
@@ -531,9 +531,15 @@ func TestPodDeletedWhileAssumed(t *testing.T) {
 		})
 		return ok
 	})
-	close(release) // the binding now fails: the pod is gone
+	e.st.Release("ns/p1") // the binding now lands, and fails: the pod is gone
 	e.add(mkPod("ns", "p2", "2"))
 	e.waitBound("ns/p2", "a")
+	if n := e.bindCalls("ns/p1"); n != 1 {
+		t.Errorf("p1's binding calls = %d, want the one that was in flight", n)
+	}
+	if d := e.decisionsCopy(); len(d) != 2 || d[0].Pod != "ns/p1" || d[0].Err == nil || d[1].Pod != "ns/p2" || d[1].Err != nil {
+		t.Errorf("decisions = %+v, want p1's failed binding, then p2's", d)
+	}
 }
 
 func TestNodeDeleted(t *testing.T) {
@@ -661,11 +667,7 @@ func TestReplayDurationIsNeverRead(t *testing.T) {
 		o := e.options("sjf", "none")
 		o.BindWorkers = 1 // results in decision order
 		s, stop := e.start(o)
-		e.waitFor("the first wave placed", func() bool {
-			n := 0
-			e.onLoop(s, func() { n = len(e.decisionsCopy()) })
-			return n > 0 && e.quiet(s)
-		})
+		e.waitFor("the first wave placed", func() bool { return len(e.decisionsCopy()) > 0 && e.quiet(s) })
 		stop()
 		var out []string
 		for _, d := range e.decisionsCopy() {
@@ -694,12 +696,8 @@ func (e *env) decisionsCopy() []Decision {
 	return append([]Decision(nil), e.decisions...)
 }
 
-// quiet reports, from the loop, whether no binding is in flight or queued.
-func (e *env) quiet(s *Scheduler) bool {
-	q := false
-	e.onLoop(s, func() { q = s.inflight == 0 && len(s.outbox) == 0 })
-	return q
-}
+// quiet reports whether no binding is in flight or queued.
+func (e *env) quiet(s *Scheduler) bool { return s.inflight == 0 && len(s.outbox) == 0 }
 
 func TestSourceNeverNamesTheReplayDuration(t *testing.T) {
 	// A static proof beside the behavioural one: no scheduler source file
@@ -737,6 +735,7 @@ func TestPublishesSnapshots(t *testing.T) {
 	e.add(mkPod("spark", "drv", "1", driver("app")))
 	e.add(mkPod("spark", "drv2", "1", driver("app2")))
 	e.waitBound("spark/drv", "a")
+	e.statusTick()
 	e.waitFor("a snapshot with both jobs", func() bool {
 		e.onLoop(s, s.publish)
 		snap := rec.Latest()
@@ -775,9 +774,9 @@ func TestTickingPolicyRunsOnTheTimer(t *testing.T) {
 	e.setPhase("spark/drv", v1.PodRunning)
 	e.add(mkPod("spark", "exec-0", "1", executor("app")))
 	e.waitBound("spark/exec-0", "a")
-	// No event arrives now; only the timer can move the core's clock past
-	// its ticks.
-	time.Sleep(700 * time.Millisecond)
+	// No event arrives now; only the timer moves the core's clock past its
+	// ticks (armTimer sets it for them: TestNextWake).
+	e.advance(700 * time.Millisecond)
 	e.onLoop(s, func() {
 		if s.nextTick <= clock.Time(600*clock.Millisecond) || s.nextTick == clock.Never {
 			t.Errorf("next tick at %v: the 200ms ticks did not run on their own", s.nextTick)
@@ -795,7 +794,8 @@ func TestAutoAdminExplainsWaitingDriver(t *testing.T) {
 	for i := range 4 {
 		e.add(mkPod("spark", fmt.Sprintf("drv-%d", i), "1", driver(fmt.Sprintf("app-%d", i))))
 	}
-	ev := e.waitEvent("FailedScheduling", "waits for admission: AutoAdmin: vcores", "reserve R_R")
+	e.statusTick()
+	ev := e.waitEvent("FailedScheduling", "waits for admission, number 1 in queue default: AutoAdmin: vcores", "reserve R_R")
 	t.Logf("event: %s", ev)
 	e.onLoop(s, func() {
 		if s.core.WaitingJobs() == 0 {
@@ -863,6 +863,7 @@ func TestStatusWritesUseTheStatusClient(t *testing.T) {
 	e.start(o)
 	e.add(mkPod("spark", "drv", "1", driver("app-1")))
 	e.staysUnbound("spark/drv")
+	e.statusTick()
 	e.waitFor("PodScheduled=False on the driver, through the status client", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -923,5 +924,67 @@ func TestNextStatusDropsWritesForPodsNoLongerWaiting(t *testing.T) {
 				t.Errorf("cond = %q, want %q", tc.ps.cond, tc.wantCond)
 			}
 		})
+	}
+}
+
+// The loop's timer, which Run arms and a Stepper replaces with Advance,
+// wakes it for the earliest of the core's next tick and the backoffs, and
+// at once for one already due.
+func TestNextWake(t *testing.T) {
+	at := func(d time.Duration) *podState { return &podState{retryAt: epoch.Add(d)} }
+	for _, c := range []struct {
+		name     string
+		now      time.Duration // since the epoch
+		nextTick clock.Time
+		backoff  []*podState
+		want     time.Duration
+	}{
+		{"nothing due: an hour", 0, clock.Never, nil, time.Hour},
+		{"the next tick", 100 * time.Millisecond, clock.Time(300 * clock.Millisecond), nil, 200 * time.Millisecond},
+		{"a backoff before the tick", 0, clock.Time(300 * clock.Millisecond), []*podState{at(time.Second), at(50 * time.Millisecond)}, 50 * time.Millisecond},
+		{"the tick before the backoffs", 0, clock.Time(30 * clock.Millisecond), []*podState{at(50 * time.Millisecond)}, 30 * time.Millisecond},
+		{"a backoff already due", time.Second, clock.Never, []*podState{at(500 * time.Millisecond)}, 0},
+		{"a tick already due", time.Second, clock.Time(400 * clock.Millisecond), nil, 0},
+	} {
+		now := epoch.Add(c.now)
+		s := &Scheduler{o: Options{Now: func() time.Time { return now }}, epoch: epoch, nextTick: c.nextTick, backoff: c.backoff}
+		if got := s.nextWake(); got != c.want {
+			t.Errorf("%s: wake in %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// Run is the loop the Stepper steps, fed by informers, bind workers and the
+// wall clock. A pod listed at start (so that the fake clientset's race
+// between list and watch cannot lose it) is bound through them; the test
+// blocks on the decision rather than polling for it.
+func TestRunBindsThroughInformersAndWorkers(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil), mkPod("ns", "p1", "1"))
+	o := e.options("fifo", "none")
+	decided := make(chan Decision, 1)
+	o.OnDecision = func(d Decision) { decided <- d }
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- s.Run(ctx) }()
+	select {
+	case d := <-decided:
+		if d.Pod != "ns/p1" || d.Node != "a" || d.Err != nil {
+			t.Errorf("decision %+v, want ns/p1 bound to a", d)
+		}
+	case err := <-errc:
+		t.Fatalf("Run returned before deciding: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("no decision within a minute")
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if n := e.nodeOf("ns/p1"); n != "a" {
+		t.Errorf("p1 on %q, want a", n)
 	}
 }

@@ -2,6 +2,8 @@ package kube
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -49,7 +51,19 @@ func (s *Scheduler) syncNodeObject(now clock.Time, name string, n *v1.Node) {
 		}
 		ns.schedu = sc
 	}
+	old := ns.node
 	ns.node = n
+	if p := nodePods(n); p != ns.slots {
+		ns.slots = p
+		s.applySlots(now, ns)
+	}
+	if old != nil && !samePlacement(old, n) {
+		// Pods that fit no node may fit this one now, or fit only here
+		// before: the core checks them again.
+		if err := s.core.ConstraintsChanged(now, ns.id); err != nil {
+			s.o.Log.Error("node constraints", "node", name, "err", err)
+		}
+	}
 	// Labels or taints may have changed which pods the node can take.
 	s.dirty = true
 }
@@ -84,6 +98,28 @@ func (s *Scheduler) applyExternal(now clock.Time, name string) {
 	if err := s.core.SetNodeExternal(now, ns.id, s.external[name]); err != nil {
 		s.o.Log.Error("external load", "node", name, "err", err)
 	}
+	s.applySlots(now, ns)
+}
+
+// applySlots gives the core the node's "pods" allocatable and how many of
+// its pods spindle does not schedule, as kube-scheduler counts them: a node
+// whose pods fill its allocatable takes no more, whatever it has free.
+func (s *Scheduler) applySlots(now clock.Time, ns *nodeState) {
+	if ns.cn == nil {
+		return
+	}
+	if err := s.core.SetNodeSlots(now, ns.id, ns.slots, s.foreignPods[ns.name]); err != nil {
+		s.o.Log.Error("node pods", "node", ns.name, "err", err)
+	}
+}
+
+// samePlacement reports whether two versions of a node look the same to a
+// pod's node selector, required affinity and tolerations: same labels,
+// fields the affinity may match, and taints.
+func samePlacement(a, b *v1.Node) bool {
+	return maps.Equal(a.Labels, b.Labels) && a.Name == b.Name && slices.EqualFunc(a.Spec.Taints, b.Spec.Taints, func(x, y v1.Taint) bool {
+		return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect
+	})
 }
 
 // syncForeign counts a pod spindle does not schedule against its node while
@@ -103,11 +139,15 @@ func (s *Scheduler) syncForeign(now clock.Time, key string, p *v1.Pod) {
 		if s.external[old.node].IsZero() {
 			delete(s.external, old.node)
 		}
+		if s.foreignPods[old.node]--; s.foreignPods[old.node] <= 0 {
+			delete(s.foreignPods, old.node)
+		}
 		delete(s.foreign, key)
 		s.applyExternal(now, old.node)
 	}
 	if live {
 		s.external[cur.node] = s.external[cur.node].Add(cur.req)
+		s.foreignPods[cur.node]++
 		s.foreign[key] = cur
 		s.applyExternal(now, cur.node)
 	}
@@ -168,8 +208,18 @@ func (s *Scheduler) syncPodObject(now clock.Time, key string, p *v1.Pod) {
 // is adopted where it is bound, else asked for.
 func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 	id := identify(p)
-	ps := &podState{key: key, uid: string(p.UID), pod: p, req: podRequest(p), place: newPlacement(p)}
+	req, reqErr := checkedRequest(p)
+	ps := &podState{key: key, uid: string(p.UID), pod: p, req: req, place: newPlacement(p)}
 	s.pods[key] = ps
+	if reqErr != nil {
+		// Never bound, never part of a job: a count the core cannot hold
+		// would bind it as if it asked for nothing.
+		if p.Spec.NodeName != "" {
+			s.o.Log.Warn("pod bound with requests spindle cannot count; not counted", "pod", key, "node", p.Spec.NodeName, "err", reqErr)
+		}
+		s.hold(ps, fmt.Sprintf("refused: %v", reqErr))
+		return ps
+	}
 	js := s.jobs[id.Job]
 	if js != nil && js.ended {
 		js = nil // a pod of a job that ended starts the job again
@@ -223,7 +273,7 @@ func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState
 		}
 	}
 	if id.AM {
-		spec.AM = podRequest(p)
+		spec.AM, _ = checkedRequest(p) // newPod checked it
 	}
 	if !h.Demand.IsZero() {
 		spec.Demand = h.Demand.Add(spec.AM)
@@ -249,6 +299,7 @@ func (s *Scheduler) ask(now clock.Time, ps *podState) {
 		return
 	}
 	ps.phase, ps.held = podAsked, ""
+	ps.askedAt = s.o.Now()
 }
 
 // eligible is the pod's node-side constraints as the core's predicate. It
@@ -292,6 +343,9 @@ func (s *Scheduler) adopt(now clock.Time, ps *podState, node string) {
 // advance applies what the pod's latest object says: bound, running, ended.
 func (s *Scheduler) advance(now clock.Time, ps *podState) {
 	p := ps.pod
+	if ps.job == nil {
+		return // held outside any job (bad requests, no queue): nothing to follow
+	}
 	switch ps.phase {
 	case podAsked, podBackoff, podHeld:
 		if p.Spec.NodeName != "" {

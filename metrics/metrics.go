@@ -1,10 +1,10 @@
 // Package metrics turns a run's job timelines into the numbers spindle
-// reports (DESIGN §6) and writes them as JSON and CSV. Every policy is
-// measured the same way on the same jobs: waiting time is submission to the
-// first task RUNNING (the DRESS paper's definition), completion time is
-// submission to the last task COMPLETED, and jobs are split into small and
-// large by the DRESS rule for every policy, so categories compare like with
-// like.
+// reports (docs/design.md, "Metrics") and writes them as JSON and CSV.
+// Every policy is measured the same way on the same jobs: waiting time is
+// submission to the first task RUNNING (the DRESS paper's definition),
+// completion time is submission to the last task COMPLETED, and jobs are
+// split into small and large by the DRESS rule for every policy, so
+// categories compare like with like.
 package metrics
 
 import (
@@ -64,12 +64,13 @@ type CategoryStats struct {
 	JCTMedian *float64 `json:"jct_median_s"`
 }
 
-// Summary is the output contract of `simulate --json` (DESIGN §7). Averages
+// Summary is the output contract of `simulate --json` (docs/design.md, "Output contract"). Averages
 // are over completed jobs and null when there are none. In a deadlocked run
-// every figure but utilization, deadline_met_frac and external_unmet covers
-// the completed jobs only (makespan, throughput, waits, JCTs, lateness,
-// completion efficiency); deadline_met_frac counts a stuck job with a goal
-// as missed; external_unmet runs to the end of the run.
+// every figure but span, utilization, deadline_met_frac and external_unmet
+// covers the completed jobs only (makespan, throughput, waits, JCTs,
+// lateness, completion efficiency); span_s and utilization cover the run from
+// the first submission to where it stopped; deadline_met_frac counts a stuck
+// job with a goal as missed; external_unmet runs to the end of the run.
 type Summary struct {
 	Policy        string  `json:"policy"`
 	Admission     string  `json:"admission"`
@@ -93,12 +94,19 @@ type Summary struct {
 	JCTMedianS        *float64   `json:"jct_median_s"`
 	JCTP95S           *float64   `json:"jct_p95_s"`
 	ThroughputPerH    float64    `json:"throughput_jobs_per_h"`
-	// UtilizationAvg is the time-average dominant allocated share from
-	// the first submission to the last task completion: over the
-	// makespan when every job completed; in a deadlocked or partial run
-	// that last completion may be a task of an unfinished job. 0 when no
-	// job completed. Always in [0, 1].
-	UtilizationAvg  float64                     `json:"utilization_avg"`
+	// UtilizationAvg is the time-average dominant allocated share: over
+	// the makespan when every job completed; in a deadlocked run over
+	// SpanS, to where the run stopped; in a run stopped early (a live
+	// replay) to the last task completion, which may be a task of an
+	// unfinished job. Over an empty span: 0, or in a deadlocked run the
+	// share held at the stop (the limit of the average as the span
+	// shrinks). Always in [0, 1].
+	UtilizationAvg float64 `json:"utilization_avg"`
+	// SpanS is set in a deadlocked run only: the span it covered, from
+	// the first submission to the moment it was found stuck (end_s less
+	// the first submission), which UtilizationAvg covers. The makespan
+	// covers only the completed jobs.
+	SpanS           *float64                    `json:"span_s,omitempty"`
 	Categories      map[Category]*CategoryStats `json:"categories"`
 	DeadlineMetFrac *float64                    `json:"deadline_met_frac"`
 	// Lateness is how far past its deadline a completed job with a goal
@@ -226,13 +234,34 @@ func Summarize(w *workload.Workload, r *Outcome, jobs []Job, run Run) *Summary {
 		s.MakespanS = lastDone - firstSubmit
 		if s.MakespanS > 0 {
 			s.ThroughputPerH = float64(s.JobsCompleted) / s.MakespanS * 3600
+		}
+	}
+	switch {
+	case r.Deadlocked:
+		// A deadlocked run covered the span from the first submission to
+		// where it stopped, and what it held there counts: the
+		// makespan (of the completed jobs, 0 when none completed) says
+		// nothing of the stuck ones, which may hold the whole cluster.
+		span := max(0, secs(r.End)-firstSubmit)
+		s.SpanS = &span
+		if span > 0 {
+			s.UtilizationAvg = r.EndArea / float64(clock.Second) / span
+		} else {
+			// Stuck the instant it began (ideal mode has no delays to
+			// wait out): the average over a span shrinking to nothing
+			// is the share held then.
+			s.UtilizationAvg = r.EndShare
+		}
+	case s.JobsCompleted > 0:
+		if s.MakespanS > 0 {
 			// Utilisation over the span its integral covers, from the
 			// first submission (allocation before it is zero, so the
 			// integral from time 0 serves) to the last task completion.
 			// When every job completed that span is the makespan; in a
-			// deadlocked or partial run tasks of unfinished jobs may have
-			// completed after the last completed job, and dividing their
-			// area by the makespan alone gave figures above 1.
+			// partial run (a live replay stopped early) tasks of
+			// unfinished jobs may have completed after the last completed
+			// job, and dividing their area by the makespan alone gave
+			// figures above 1.
 			span := max(s.MakespanS, secs(r.LastTaskDone)-firstSubmit)
 			s.UtilizationAvg = r.UtilArea / float64(clock.Second) / span
 		}

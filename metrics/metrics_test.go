@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/spindle-sched/spindle/clock"
@@ -107,12 +108,13 @@ func TestWriteTimeline(t *testing.T) {
 	}
 }
 
-// In a deadlocked run the allocation area runs to the last task completion,
-// which may belong to a job that never finished: utilization divides it by
-// the span from the first submission to that completion, not by the
-// completed jobs' makespan. By hand: the whole cluster busy over [0, 20];
-// A completes at 10, B's first task at 20 and B never finishes. The
-// makespan is 10, the utilization 20/20 = 1 (not 20/10 = 2).
+// In a run stopped early (a live replay cut short, not deadlocked) the
+// allocation area runs to the last task completion, which may belong to a
+// job that never finished: utilization divides it by the span from the first
+// submission to that completion, not by the completed jobs' makespan. By
+// hand: the whole cluster busy over [0, 20]; A completes at 10, B's first
+// task at 20 and B never finishes. The makespan is 10, the utilization
+// 20/20 = 1 (not 20/10 = 2).
 func TestUtilizationOfAPartialRun(t *testing.T) {
 	w, err := workload.Parse([]byte(`
 version: 1
@@ -130,17 +132,83 @@ jobs:
 			{Index: 0, Submit: 0, Admit: 0, AMStart: 0, FirstRun: 0, LastDone: 10 * sec, Finish: 10 * sec},
 			{Index: 1, Submit: 0, Admit: 0, AMStart: 0, FirstRun: 0, LastDone: 20 * sec, Finish: -1},
 		},
-		Deadlocked: true, Stuck: []StuckJob{{ID: "B", State: "AM running, waiting for task containers"}},
+		Stuck:    []StuckJob{{ID: "B", State: "AM running, waiting for task containers"}},
 		UtilArea: 20 * float64(clock.Second), LastTaskDone: 20 * sec, End: 30 * sec,
 	}
 	s := Summarize(w, r, Jobs(w, r), Run{Policy: "fifo"})
-	if s.MakespanS != 10 || math.Abs(s.UtilizationAvg-1) > 1e-12 {
-		t.Errorf("makespan %v, utilization %v; want 10 and 1", s.MakespanS, s.UtilizationAvg)
+	if s.MakespanS != 10 || math.Abs(s.UtilizationAvg-1) > 1e-12 || s.SpanS != nil {
+		t.Errorf("makespan %v, utilization %v, span %v; want 10, 1 and none", s.MakespanS, s.UtilizationAvg, s.SpanS)
 	}
 	// Once every job completed, the span is the makespan.
 	r.Jobs[1].Finish, r.Deadlocked, r.Stuck = 20*sec, false, nil
 	s = Summarize(w, r, Jobs(w, r), Run{Policy: "fifo"})
 	if s.MakespanS != 20 || math.Abs(s.UtilizationAvg-1) > 1e-12 {
 		t.Errorf("complete: makespan %v, utilization %v; want 20 and 1", s.MakespanS, s.UtilizationAvg)
+	}
+}
+
+// A deadlocked run is measured over the span it covered, from the first
+// submission to where it stopped, with what the stuck jobs held; the makespan
+// stays that of the completed jobs. By hand, on one node: A (submitted at 2)
+// holds all of it over [2, 12] and completes at 12; nothing is held over
+// [12, 22]; B and C, submitted at 22, hold all of it from then until the run
+// stops at 32. The area to the stop is 10 + 10 = 20 share-seconds over a span
+// of 30 s: utilization 2/3, makespan 10, span 30. When no job completed and
+// the run stopped the moment it began, the span is 0 and the utilization is
+// the share held then.
+func TestUtilizationOfADeadlockedRun(t *testing.T) {
+	w, err := workload.Parse([]byte(`
+version: 1
+cluster: {nodes: [{count: 1, vcores: 2, memory_mb: 2048}], ideal: true}
+jobs:
+  - {id: A, submit: 2s, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+  - {id: B, submit: 22s, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+  - {id: C, submit: 22s, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+`), "d.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := clock.Time(clock.Second)
+	r := &Outcome{
+		Jobs: []JobResult{
+			{Index: 0, Submit: 2 * sec, Admit: 2 * sec, AMStart: 2 * sec, FirstRun: 2 * sec, LastDone: 12 * sec, Finish: 12 * sec},
+			{Index: 1, Submit: 22 * sec, Admit: 22 * sec, AMStart: 22 * sec, FirstRun: -1, LastDone: -1, Finish: -1},
+			{Index: 2, Submit: 22 * sec, Admit: 22 * sec, AMStart: 22 * sec, FirstRun: -1, LastDone: -1, Finish: -1},
+		},
+		Deadlocked: true, Stuck: []StuckJob{{ID: "B"}, {ID: "C"}},
+		UtilArea: 10 * float64(clock.Second), LastTaskDone: 12 * sec,
+		End: 32 * sec, EndArea: 20 * float64(clock.Second), EndShare: 1,
+	}
+	s := Summarize(w, r, Jobs(w, r), Run{Policy: "fair"})
+	if s.MakespanS != 10 || s.SpanS == nil || *s.SpanS != 30 || math.Abs(s.UtilizationAvg-2.0/3) > 1e-12 {
+		t.Errorf("makespan %v, span %v, utilization %v; want 10, 30 and 2/3", s.MakespanS, s.SpanS, s.UtilizationAvg)
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"span_s": 30`) {
+		t.Errorf("summary.json has no span_s of 30:\n%s", b.String())
+	}
+
+	// Stuck from the start, the span empty: the utilization is the share
+	// held at the stop, and there is no makespan.
+	r.Jobs = r.Jobs[1:]
+	r.Jobs[0].Index, r.Jobs[1].Index = 0, 1
+	w.Jobs = w.Jobs[1:]
+	r.End, r.EndArea, r.UtilArea, r.LastTaskDone = 22*sec, 0, 0, -1
+	s = Summarize(w, r, Jobs(w, r), Run{Policy: "fair"})
+	if s.MakespanS != 0 || s.SpanS == nil || *s.SpanS != 0 || s.UtilizationAvg != 1 {
+		t.Errorf("stuck at once: makespan %v, span %v, utilization %v; want 0, 0 and 1", s.MakespanS, s.SpanS, s.UtilizationAvg)
+	}
+
+	// A run that completed has no span_s key: its span is the makespan.
+	var c bytes.Buffer
+	r.Deadlocked, r.Stuck = false, nil
+	if err := WriteJSON(&c, Summarize(w, r, Jobs(w, r), Run{Policy: "fair"})); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(c.String(), `"span_s"`) {
+		t.Errorf("a run that did not deadlock writes span_s:\n%s", c.String())
 	}
 }

@@ -18,6 +18,10 @@ type Outcome struct {
 	// (share × µs) up to LastTaskDone.
 	UtilArea     float64
 	LastTaskDone clock.Time
+	// EndArea is the same integral up to End: what a run that stopped
+	// deadlocked held over the span it covered; EndShare is the dominant
+	// share held at End.
+	EndArea, EndShare float64
 	// ExternalUnmet is external demand that found no room, in
 	// vcore-seconds and MiB-seconds; zero without external load.
 	ExternalUnmet [2]float64

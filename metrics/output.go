@@ -21,7 +21,7 @@ func WriteJSON(out io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// CSVHeader is the column list of jobs.csv (DESIGN §7).
+// CSVHeader is the column list of jobs.csv (docs/design.md, "Output contract").
 const CSVHeader = "job_id,category,submit_s,admit_s,first_start_s,finish_s,wait_s,jct_s,deadline_s,met"
 
 // WriteCSV writes jobs.csv: one row per job in workload order; undefined

@@ -79,7 +79,7 @@ var builtin = params.NewRegistry("policy",
 		Summary:         "shortest estimated job first (estimates from --estimates), work-conserving; jobs without an estimate last",
 		WithoutEstimate: "ranks them after every job with an estimate, in submission order, so that with none at all it is FIFO",
 		Queues:          ignoreQueues,
-		Priority:        ignorePriority,
+		Priority:        "higher first, then shortest estimate, over every job (the one ordered policy FIFO is too)",
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
 			cfg := sjf.Params(r)
 			return func(v *sched.View) (sched.Policy, error) { return sjf.New(v, cfg), nil }, nil

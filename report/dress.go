@@ -3,26 +3,22 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/spindle-sched/spindle/policy/dress"
 )
 
 // drawDress draws the DRESS section (policy/dress): the small jobs'
 // reserve ratio δ(t), and per adjustment interval the task containers the
 // release estimator predicted to free over its horizon against those
 // observed to free. With dress and dress:estimator=off side by side, the
-// second chart shows what the estimate buys.
+// second chart shows what the estimate buys. The section is read with the
+// policy's own type, dress.Report, so the two cannot drift apart.
 func drawDress(sec *section, runs []sectionRun) error {
 	var per []runCharts
 	for _, sr := range runs {
-		var rep struct {
-			Series []struct {
-				T         *float64 `json:"t_s"`
-				Delta     *float64 `json:"delta"`
-				Predicted *float64 `json:"predicted"`
-				Actual    *float64 `json:"actual"`
-			} `json:"series"`
-		}
-		if json.Unmarshal(sr.Raw, &rep) != nil {
-			return fmt.Errorf("%s: series is not a list of {t_s, delta, predicted, actual}", sr.Run.Name)
+		var rep dress.Report
+		if err := json.Unmarshal(sr.Raw, &rep); err != nil {
+			return fmt.Errorf("%s: not a DRESS section (series is a list of {t_s, delta, predicted, actual}): %w", sr.Run.Name, err)
 		}
 		delta := namedLine{Name: "δ"}
 		pred := namedLine{Name: "predicted"}
@@ -31,14 +27,11 @@ func drawDress(sec *section, runs []sectionRun) error {
 		// running sums show the estimator's bias as the gap between two
 		// curves.
 		sumPred, sumAct := 0.0, 0.0
-		for i, p := range rep.Series {
-			if p.T == nil || p.Delta == nil || p.Predicted == nil || p.Actual == nil {
-				return fmt.Errorf("%s: series[%d]: want t_s, delta, predicted and actual", sr.Run.Name, i)
-			}
-			sumPred, sumAct = sumPred+*p.Predicted, sumAct+*p.Actual
-			delta.Points = append(delta.Points, point{*p.T, *p.Delta})
-			pred.Points = append(pred.Points, point{*p.T, sumPred})
-			act.Points = append(act.Points, point{*p.T, sumAct})
+		for _, p := range rep.Series {
+			sumPred, sumAct = sumPred+p.Predicted, sumAct+float64(p.Actual)
+			delta.Points = append(delta.Points, point{p.T, p.Delta})
+			pred.Points = append(pred.Points, point{p.T, sumPred})
+			act.Points = append(act.Points, point{p.T, sumAct})
 		}
 		if len(rep.Series) == 0 {
 			return fmt.Errorf("%s: no series", sr.Run.Name)

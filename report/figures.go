@@ -424,6 +424,16 @@ func utilPoints(tl []Sample, end, div float64) []point {
 	return out
 }
 
+// utilNote says what a strip's mean covers: the makespan, or in a deadlocked
+// run the span from the first submission to where the run stopped, with the
+// deadlock's stuck allocation in it.
+func utilNote(s *metrics.Summary) string {
+	if s.Deadlocked && s.SpanS != nil {
+		return fmt.Sprintf("mean %.1f %% over the %s the run covered; it ended deadlocked", s.UtilizationAvg*100, fmtSeconds(*s.SpanS))
+	}
+	return fmt.Sprintf("mean %.1f %% over the makespan", s.UtilizationAvg*100)
+}
+
 func utilFigure(runs []*Run) (*figure, []string) {
 	end := endTime(runs)
 	div, unit := timeUnit(end)
@@ -436,7 +446,7 @@ func utilFigure(runs []*Run) (*figure, []string) {
 			continue
 		}
 		c.Panels = append(c.Panels, panel{Name: r.Name, Color: runColor(ri),
-			Note:   fmt.Sprintf("mean %.1f %% over the makespan", r.Summary.UtilizationAvg*100),
+			Note:   utilNote(r.Summary),
 			Points: utilPoints(r.Timeline, end, div)})
 	}
 	if len(c.Panels) == 0 {

@@ -266,7 +266,12 @@ func summaryRows(runs []*Run) []summaryRow {
 			}
 			return ""
 		}},
-		secs("makespan (s)", func(s *metrics.Summary) *float64 { return &s.MakespanS }),
+		secs("makespan (s)", func(s *metrics.Summary) *float64 {
+			if s.JobsCompleted == 0 {
+				return nil // no job completed: no makespan, not one of 0 s
+			}
+			return &s.MakespanS
+		}),
 		secs("wait avg (s)", func(s *metrics.Summary) *float64 { return s.WaitAvgS }),
 		secs("wait median (s)", func(s *metrics.Summary) *float64 { return s.WaitMedianS }),
 		secs("JCT avg (s)", func(s *metrics.Summary) *float64 { return s.JCTAvgS }),
@@ -300,6 +305,16 @@ func summaryRows(runs []*Run) []summaryRow {
 			}
 		}
 		return false
+	}
+	if anyRun(func(s *metrics.Summary) bool { return s.Deadlocked }) {
+		// What a deadlocked run's utilisation covers; not ranked, since a
+		// longer span is neither better nor worse.
+		rows = append(rows, summaryRow{label: "span to the stop (s)", decimals: 1, value: func(s *metrics.Summary) *float64 {
+			if s.SpanS == nil {
+				return &s.MakespanS
+			}
+			return s.SpanS
+		}})
 	}
 	if anyRun(func(s *metrics.Summary) bool { return s.DeadlineMetFrac != nil }) {
 		rows = append(rows,

@@ -347,8 +347,14 @@ func TestPolicySections(t *testing.T) {
 		t.Errorf("dress values %+v, details %+v", sec.Tables, sec.Details)
 	}
 	sec = internalSections(sectionRunsOf(t, "dress", `{"series": {"delta": [[0, 1]]}}`))[0]
-	if len(sec.Notes) != 1 || !strings.Contains(sec.Notes[0], "not a list of") || len(sec.Figures) != 1 {
+	if len(sec.Notes) != 1 || !strings.Contains(sec.Notes[0], "not a DRESS section") || len(sec.Figures) != 1 {
 		t.Errorf("dress fallback: %+v", sec)
+	}
+	// A point without one of its members is not the policy's either: it
+	// falls back rather than draw a zero in its place.
+	sec = internalSections(sectionRunsOf(t, "dress", `{"series": [{"t_s": 1, "delta": 0.1, "predicted": 2}]}`))[0]
+	if len(sec.Notes) != 1 || !strings.Contains(sec.Notes[0], "want t_s, delta, predicted and actual") {
+		t.Errorf("dress point without actual: %+v", sec.Notes)
 	}
 
 	sec = internalSections(sectionRunsOf(t, "autoadmin",
@@ -396,11 +402,12 @@ func TestBestSkipsIncompleteRuns(t *testing.T) {
 	if got := best("jobs completed"); strings.Join(got, ",") != "a,d" {
 		t.Errorf("completions best %v, want a,d", got)
 	}
-	// When no run completed everything, all are ranked.
-	runs = []*Run{sum("b", 0, 0, nil), sum("c", 2, 50, f(1))}
+	// When no run completed everything, all are ranked; one that completed
+	// no job has no makespan (not one of 0 s, which would rank first).
+	runs = []*Run{sum("b", 0, 0, nil), sum("c", 2, 50, f(1)), sum("e", 1, 60, f(1))}
 	tab = summaryTable(runs)
-	if got := best("makespan (s)"); strings.Join(got, ",") != "b" {
-		t.Errorf("makespan best %v, want b", got)
+	if got := best("makespan (s)"); strings.Join(got, ",") != "c" {
+		t.Errorf("makespan best %v, want c", got)
 	}
 }
 

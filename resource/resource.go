@@ -133,18 +133,20 @@ func (v Vector) DominantShare(capacity Vector) float64 {
 // VCoresFloat returns the CPU dimension in vcores.
 func (v Vector) VCoresFloat() float64 { return float64(v[VCores]) / MilliPerVCore }
 
-// String formats v as "<2 vcores, 4096 MB>", leaving out empty GPU and disk.
+// String formats v as "<2 vcores, 4096 MiB>", leaving out empty GPU and
+// disk: memory and disk are counted in MiB (the workload format's memory_mb
+// is YARN's MB, which YARN counts in MiB).
 func (v Vector) String() string {
 	var b strings.Builder
 	b.WriteString("<")
 	b.WriteString(FormatVCores(v[VCores]))
 	b.WriteString(" vcores, ")
-	fmt.Fprintf(&b, "%d MB", v[Memory])
+	fmt.Fprintf(&b, "%d MiB", v[Memory])
 	if v[GPU] != 0 {
 		fmt.Fprintf(&b, ", %d gpus", v[GPU])
 	}
 	if v[Disk] != 0 {
-		fmt.Fprintf(&b, ", %d MB disk", v[Disk])
+		fmt.Fprintf(&b, ", %d MiB disk", v[Disk])
 	}
 	b.WriteString(">")
 	return b.String()

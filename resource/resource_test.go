@@ -79,10 +79,10 @@ func TestPredicatesAndFormatting(t *testing.T) {
 		negative bool
 		str      string
 	}{
-		{Vector{}, true, false, "<0 vcores, 0 MB>"},
-		{New(2, 4096), false, false, "<2 vcores, 4096 MB>"},
-		{Vector{VCores: 250, Memory: 512, GPU: 1, Disk: 100}, false, false, "<0.25 vcores, 512 MB, 1 gpus, 100 MB disk>"},
-		{Vector{VCores: -1500}, false, true, "<-1.5 vcores, 0 MB>"},
+		{Vector{}, true, false, "<0 vcores, 0 MiB>"},
+		{New(2, 4096), false, false, "<2 vcores, 4096 MiB>"},
+		{Vector{VCores: 250, Memory: 512, GPU: 1, Disk: 100}, false, false, "<0.25 vcores, 512 MiB, 1 gpus, 100 MiB disk>"},
+		{Vector{VCores: -1500}, false, true, "<-1.5 vcores, 0 MiB>"},
 	}
 	for _, tt := range tests {
 		if tt.v.IsZero() != tt.zero || tt.v.AnyNegative() != tt.negative || tt.v.String() != tt.str {

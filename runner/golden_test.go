@@ -12,8 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,8 +104,16 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	type want struct {
+		k         goldenKey
+		sum, jobs string
+		gotSum    string
+		gotJobs   string
+		err       error
+	}
+	var wants []*want
 	sc := bufio.NewScanner(f)
-	n, line := 0, 0
+	line := 0
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
@@ -115,27 +125,44 @@ func TestGolden(t *testing.T) {
 			t.Fatalf("%s:%d: want 6 fields, got %d", goldenFile, line, len(fs))
 		}
 		k := goldenKey{fs[0], fs[1], fs[2], fs[3]}
-		w := ws[k.workload]
-		if w == nil {
+		if ws[k.workload] == nil {
 			t.Fatalf("%s:%d: no workload %s", goldenFile, line, k.workload)
 		}
-		sum, jobs, err := goldenHashes(w, k)
-		if err != nil {
-			t.Errorf("%s: %v", k, err)
-			continue
-		}
-		if sum != fs[4] || jobs != fs[5] {
-			t.Errorf("%s: summary %s jobs %s, golden %s %s", k, sum, jobs, fs[4], fs[5])
-		}
-		n++
+		wants = append(wants, &want{k: k, sum: fs[4], jobs: fs[5]})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n < 500 {
-		t.Fatalf("only %d golden runs: the file lost lines", n)
+	if len(wants) < 500 {
+		t.Fatalf("only %d golden runs: the file lost lines", len(wants))
 	}
-	t.Logf("%d golden runs match", n)
+	// The runs are independent and deterministic: run them on every
+	// processor, then compare in the file's order.
+	next := make(chan *want)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range next {
+				w.gotSum, w.gotJobs, w.err = goldenHashes(ws[w.k.workload], w.k)
+			}
+		}()
+	}
+	for _, w := range wants {
+		next <- w
+	}
+	close(next)
+	wg.Wait()
+	for _, w := range wants {
+		switch {
+		case w.err != nil:
+			t.Errorf("%s: %v", w.k, w.err)
+		case w.gotSum != w.sum || w.gotJobs != w.jobs:
+			t.Errorf("%s: summary %s jobs %s, golden %s %s", w.k, w.gotSum, w.gotJobs, w.sum, w.jobs)
+		}
+	}
+	t.Logf("%d golden runs checked", len(wants))
 }
 
 // writeGolden runs the whole matrix, each run in a child process of the

@@ -82,6 +82,11 @@ func TestProperties(t *testing.T) {
 // applied to it.
 func checkProperties(t *testing.T, seed uint64, doc string, w *workload.Workload, pol, adm string) bool {
 	t.Helper()
+	if adm == "static:4" && w.Cluster.Capacity()[resource.VCores] < 4*resource.MilliPerVCore {
+		// A reservation larger than the cluster is refused; the whole
+		// cluster is the largest there is.
+		adm = "static:" + resource.FormatVCores(w.Cluster.Capacity()[resource.VCores])
+	}
 	where := fmt.Sprintf("workload %d (runner/wlgen), -p %s -a %s", seed, pol, adm)
 	o, err := Run(Spec{Workload: w, Policy: pol, Admission: adm, Seed: seed + 1, Check: true, MaxEvents: propMaxEvents})
 	if err != nil {

@@ -194,6 +194,9 @@ func (a AdaptiveShared) Generate() (*workload.Workload, error) {
 	case a.LoadShape != "" && a.LoadShape != "diurnal" && a.LoadShape != "square":
 		return nil, fmt.Errorf("adaptive-shared: --load-shape must be diurnal or square, got %q", a.LoadShape)
 	}
+	if err := checkSize("adaptive-shared", a.Jobs, a.TasksMean); err != nil {
+		return nil, err
+	}
 	node := resource.New(a.NodeVCores, a.NodeMemory)
 	perNode := adaptiveTask.CountIn(node)
 	if perNode == 0 || !adaptiveAM.Fits(node) {

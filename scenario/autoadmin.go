@@ -173,6 +173,9 @@ func (h AutoAdminHomogeneous) Generate() (*workload.Workload, error) {
 	case h.InputMB < 1:
 		return nil, fmt.Errorf("autoadmin-homogeneous: --input-mb must be positive, got %d", h.InputMB)
 	}
+	if err := checkSize("autoadmin-homogeneous", h.Jobs, 1); err != nil {
+		return nil, err
+	}
 	if err := h.Model.validate("autoadmin-homogeneous"); err != nil {
 		return nil, err
 	}

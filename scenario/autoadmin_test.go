@@ -134,7 +134,7 @@ func TestAutoAdminErrors(t *testing.T) {
 // The paper model, worked by hand: teragen's 2 files of 50 MB are 2 maps of
 // 3 s + 5 s; the reduce shuffles all 100 MB (13 s) and is asked for at
 // slow-start 0.05, i.e. once the first map is done; jobs come 1 s apart. At
-// 400 MB each file is 200 MB, split 128 + 72: maps of 15.8 and 10.2 s twice.
+// 400 MB each file is 200 MiB, split 128 + 72: maps of 15.8 and 10.2 s twice.
 // Other benchmarks read one file, as in the burst model.
 func TestPaperModel(t *testing.T) {
 	w, err := AutoAdminHomogeneous{AM: 2, Task: 3, Jobs: 3, InputMB: 100, Model: PaperModel}.Generate()

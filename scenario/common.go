@@ -23,6 +23,27 @@ func poissonArrivals(jobs []workload.Job, meanGap float64, rng *rand.Rand) {
 	}
 }
 
+// MaxJobs and MaxTasks bound what a generator builds in memory: four times
+// the largest run documented (25M tasks in 500,000 jobs) is allowed, and
+// more is refused with an error before anything is allocated, not left to
+// run the machine out of memory.
+const (
+	MaxJobs  = 2_000_000
+	MaxTasks = 100_000_000
+)
+
+// checkSize refuses a workload larger than MaxJobs jobs or, on average,
+// MaxTasks tasks; tasksPerJob is the mean number of tasks a job gets.
+func checkSize(name string, jobs int, tasksPerJob float64) error {
+	if jobs > MaxJobs {
+		return fmt.Errorf("%s: --jobs %d is more than the %d a generated workload may have", name, jobs, MaxJobs)
+	}
+	if t := float64(jobs) * tasksPerJob; t > MaxTasks || math.IsNaN(t) {
+		return fmt.Errorf("%s: %d jobs of %g tasks on average is %.3g tasks, more than the %d a generated workload may have", name, jobs, tasksPerJob, t, MaxTasks)
+	}
+	return nil
+}
+
 // finish applies the format's defaults and holds a generated workload to the
 // rules a file would be held to: a generator that writes an invalid workload
 // is a bug, reported under its name.

@@ -193,6 +193,11 @@ func (g DJSFGoogle) Generate() (*workload.Workload, error) {
 	case g.Apps < 0:
 		return nil, fmt.Errorf("djsf-google: --apps must not be negative")
 	}
+	// A job has at most gTasksMax tasks and about 15 on average; the job
+	// count is what can run away.
+	if err := checkSize("djsf-google", g.Jobs, 1); err != nil {
+		return nil, err
+	}
 	node := resource.New(g.NodeVCores, g.NodeMemory)
 	node[resource.Disk] = g.NodeDisk
 	largest := resource.Vector{8 * resource.MilliPerVCore, 32768, 0, 65536}

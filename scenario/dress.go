@@ -244,6 +244,9 @@ func (s DRESS) Generate() (*workload.Workload, error) {
 	case !(s.MediumFrac >= 0 && s.MediumFrac <= 1):
 		return nil, fmt.Errorf("dress: --medium-frac must be in [0, 1]")
 	}
+	if err := checkSize("dress", s.Jobs, 1); err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x64726573)) // "dres"
 	w := &workload.Workload{
 		Version: workload.Version,

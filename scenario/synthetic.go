@@ -95,6 +95,9 @@ func (s Synthetic) Generate() (*workload.Workload, error) {
 	case !(s.Load > 0) || math.IsInf(s.Load, 0):
 		return nil, fmt.Errorf("synthetic: --load must be positive")
 	}
+	if err := checkSize("synthetic", s.Jobs, s.TasksPerJob); err != nil {
+		return nil, err
+	}
 	node := resource.New(s.NodeVCores, s.NodeMemory)
 	for _, c := range containerMix {
 		if !c.req.Fits(node) {

@@ -87,17 +87,7 @@ func (c *Core) Check() error {
 		return err
 	}
 	if c.pre != nil {
-		if err := c.pre.check(); err != nil {
-			return err
-		}
-	}
-	for ct := range c.live {
-		if ct.state.Terminal() {
-			return fmt.Errorf("%v is %v but still live", ct, ct.state)
-		}
-		if err := ct.checkTimes(); err != nil {
-			return err
-		}
+		return c.pre.check()
 	}
 	return nil
 }
@@ -116,10 +106,13 @@ func (c *Core) checkAsks(j *Job) error {
 		if a.held > 0 && allocatable(a) {
 			return fmt.Errorf("job %s ask %d: %d held while allocatable", j.key, i-1, a.held)
 		}
-		if j.spec.Open != (a.lv != nil) {
+		if j.spec.Open != (a.lv != nil) && (j.spec.Open || j.spec.Eligible == nil) {
 			return fmt.Errorf("job %s ask %d: open %v but live request state %v", j.key, i-1, j.spec.Open, a.lv != nil)
 		}
-		if a.lv == nil {
+		if !j.spec.Open {
+			if a.lv != nil && (len(a.lv.keys) > 0 || a.lv.unfit) {
+				return fmt.Errorf("job %s ask %d: a simulated job's ask with request keys or held as fitting no node", j.key, i-1)
+			}
 			continue
 		}
 		if len(a.lv.keys) != a.Pending+a.held+a.marked {
@@ -143,17 +136,34 @@ func (c *Core) checkAsks(j *Job) error {
 // they hold exactly what the node has allocated, so that every freed
 // resource was given back.
 func (c *Core) checkNodes() error {
-	var simHeld, simAM map[cluster.NodeID]resource.Vector
+	// With Config.Debug, one pass over every live container: each is in
+	// a live state with its transition times in lifecycle order, names
+	// the node it is on, and (for simulated jobs, which the per-node
+	// lists below do not hold) adds to what its node holds.
+	var simHeld, simAM []resource.Vector
 	if c.live != nil {
-		simHeld, simAM = map[cluster.NodeID]resource.Vector{}, map[cluster.NodeID]resource.Vector{}
+		n := c.cl.NumNodes()
+		if cap(c.checkHeld) < 2*n {
+			c.checkHeld = make([]resource.Vector, 2*n)
+		}
+		c.checkHeld = c.checkHeld[:2*n]
+		clear(c.checkHeld)
+		simHeld, simAM = c.checkHeld[:n], c.checkHeld[n:]
 		for ct := range c.live {
+			if ct.state.Terminal() {
+				return fmt.Errorf("%v is %v but still live", ct, ct.state)
+			}
+			if err := ct.checkTimes(); err != nil {
+				return err
+			}
 			if ct.node != nil && ct.nodeID != ct.node.ID() {
 				return fmt.Errorf("%v on %v names node %d", ct, ct.node, ct.nodeID)
 			}
-			if !ct.job.spec.Open && ct.state >= Allocated && !ct.state.Terminal() {
-				simHeld[ct.node.ID()] = simHeld[ct.node.ID()].Add(ct.req)
+			if !ct.job.spec.Open && ct.state >= Allocated {
+				id := ct.node.ID()
+				simHeld[id] = simHeld[id].Add(ct.req)
 				if ct.IsAM() {
-					simAM[ct.node.ID()] = simAM[ct.node.ID()].Add(ct.req)
+					simAM[id] = simAM[id].Add(ct.req)
 				}
 			}
 		}

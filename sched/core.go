@@ -99,10 +99,16 @@ type Core struct {
 	admission Admission
 	obs       observers
 
-	tree     *queueTree
-	jobs     []*Job
-	waiting  []*Job // admission FIFO; waiting[waitHead:] are still waiting
-	waitHead int
+	tree *queueTree
+	jobs []*Job
+	// waitq is, per queue (by index), the jobs held by admission control
+	// in submission order: a refusal holds back the later jobs of its own
+	// queue only. nwaiting counts them all; cursor and blocked are
+	// retryAdmission's scratch.
+	waitq    []waitList
+	nwaiting int
+	cursor   []int
+	blocked  []bool
 
 	pool containerPool
 	now  clock.Time
@@ -145,6 +151,10 @@ type Core struct {
 	debug bool
 	live  map[*Container]struct{}
 	err   error
+	// checkHeld is Check's scratch space: what the live simulated
+	// containers hold per node, then what their AMs hold, reused so that
+	// checking every event allocates nothing.
+	checkHeld []resource.Vector
 
 	// Live-driver state: jobs and live containers by the driver's keys,
 	// each node's live containers (a linked list through the containers,
@@ -228,6 +238,9 @@ func NewCore(cfg Config) (*Core, error) {
 	if c.tree, err = newQueueTree(cfg.Queues); err != nil {
 		return nil, err
 	}
+	c.waitq = make([]waitList, len(c.tree.queues))
+	c.cursor = make([]int, len(c.tree.queues))
+	c.blocked = make([]bool, len(c.tree.queues))
 	if cfg.Debug {
 		c.live = map[*Container]struct{}{}
 		c.driver = &reentryGuard{c: c, d: cfg.Driver}
@@ -296,14 +309,14 @@ func (c *Core) Progress() uint64 { return c.progress }
 // HasDemand reports whether any job waits for a container or for admission,
 // or a reservation holds a node.
 func (c *Core) HasDemand() bool {
-	return c.pending > 0 || c.waitHead < len(c.waiting) || c.reservedN > 0 || (c.pre != nil && c.pre.nEarmarks > 0)
+	return c.pending > 0 || c.nwaiting > 0 || c.reservedN > 0 || (c.pre != nil && c.pre.nEarmarks > 0)
 }
 
 // ActiveJobs returns the number of admitted, unfinished jobs.
 func (c *Core) ActiveJobs() int { return c.active }
 
 // WaitingJobs returns the number of jobs held by admission control.
-func (c *Core) WaitingJobs() int { return len(c.waiting) - c.waitHead }
+func (c *Core) WaitingJobs() int { return c.nwaiting }
 
 // AdmissionStale reports whether jobs wait for admission and the state
 // changed since they were last retried, so that the next node update could
@@ -317,7 +330,7 @@ func (c *Core) AdmissionStale() bool { return c.WaitingJobs() > 0 && c.retried !
 // With a reserving policy every node may: any node update can reserve the
 // node for a request too big for what is free.
 func (c *Core) MayAccept(n *cluster.Node) bool {
-	if !n.Schedulable() {
+	if !n.Schedulable() || n.Full() {
 		return false
 	}
 	if c.pre != nil && len(c.pre.earmarks[n.ID()]) > 0 {
@@ -345,6 +358,14 @@ func (c *Core) NextTick(now clock.Time) clock.Time {
 // completion's time (-1 if none).
 func (c *Core) Utilization() (area float64, lastTaskDone clock.Time) {
 	return c.utilAreaAtLastDone, c.lastTaskDone
+}
+
+// UtilizationUntil returns the integral of the dominant allocated share up to
+// t, no earlier than the last change of allocation, and the share held then:
+// what a run that stopped at t, deadlocked or not, held over its whole span
+// and at its stop.
+func (c *Core) UtilizationUntil(t clock.Time) (area, share float64) {
+	return c.utilArea + c.utilShare*float64(max(0, t-c.utilSince)), c.utilShare
 }
 
 func (c *Core) fail(err error) {
@@ -384,12 +405,12 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 		return nil, fmt.Errorf("job %s: negative AM request %v or demand %v", spec.Key, spec.AM, spec.Demand)
 	}
 	largest := c.cl.Largest()
-	if !spec.Open && !spec.AM.Fits(largest) {
+	if !spec.Open && !c.fitsPool(spec.AM, spec.Eligible) {
 		// An open job's AM may wait for a node that has not joined yet.
 		return nil, fmt.Errorf("job %s: AM request %v fits no node", spec.Key, spec.AM)
 	}
 	for k, p := range spec.Phases {
-		if p.Tasks <= 0 || p.Request.IsZero() || !p.Request.Fits(largest) {
+		if p.Tasks <= 0 || p.Request.IsZero() || !p.Request.Fits(largest) || !c.fitsPool(p.Request, spec.Eligible) {
 			return nil, fmt.Errorf("job %s phase %d: needs tasks > 0 and a non-zero request that fits a node", spec.Key, k)
 		}
 	}
@@ -403,9 +424,25 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 	for _, o := range c.obs.submit {
 		o.JobSubmitted(j)
 	}
-	c.waiting = append(c.waiting, j)
+	c.waitq[q.index].push(j)
+	c.nwaiting++
 	c.retryAdmission()
 	return j, nil
+}
+
+// fitsPool reports whether r fits the capacity of some node that eligible
+// admits (every node when it is nil); the simulator's jobs must, since its
+// nodes never change.
+func (c *Core) fitsPool(r resource.Vector, eligible func(*cluster.Node) bool) bool {
+	if eligible == nil {
+		return r.Fits(c.cl.Largest())
+	}
+	for i := range c.cl.NumNodes() {
+		if n := c.cl.Node(cluster.NodeID(i)); !n.Removed() && r.Fits(n.Capacity()) && eligible(n) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Core) lowerAccept(j *Job) {
@@ -426,25 +463,102 @@ func (c *Core) lowerAccept(j *Job) {
 	}
 }
 
+// retryAdmission asks admission control about the waiting jobs, in
+// submission order across queues: a job it refuses holds back the later
+// jobs of its own queue, never those of another, and a job not ready for
+// admission (its AM fits no node, or is not asked for yet: readyToAdmit)
+// holds back nobody.
 func (c *Core) retryAdmission() {
-	for c.waitHead < len(c.waiting) {
-		j := c.waiting[c.waitHead]
-		if !c.admission.Admit(j) {
-			break
-		}
-		c.waiting[c.waitHead] = nil
-		c.waitHead++
-		c.admit(j)
+	if c.nwaiting > 0 {
+		c.admitWaiting()
 	}
 	c.retried = c.progress
-	// Reclaim the consumed prefix once it dominates the slice.
-	if c.waitHead > 64 && c.waitHead*2 > len(c.waiting) {
-		n := copy(c.waiting, c.waiting[c.waitHead:])
-		clear(c.waiting[n:])
-		c.waiting = c.waiting[:n]
-		c.waitHead = 0
+}
+
+func (c *Core) admitWaiting() {
+	for i := range c.waitq {
+		c.cursor[i], c.blocked[i] = c.waitq[i].head, false
+	}
+	for {
+		best := -1
+		var next *Job
+		for i := range c.waitq {
+			if c.blocked[i] {
+				continue
+			}
+			w := &c.waitq[i]
+			k := c.cursor[i]
+			for k < len(w.jobs) && !c.readyToAdmit(w.jobs[k]) {
+				k++
+			}
+			c.cursor[i] = k
+			if k == len(w.jobs) {
+				c.blocked[i] = true
+				continue
+			}
+			if j := w.jobs[k]; next == nil || j.id < next.id {
+				best, next = i, j
+			}
+		}
+		if next == nil {
+			return
+		}
+		if !c.admission.Admit(next) {
+			c.blocked[best] = true
+			continue
+		}
+		c.cursor[best] = c.waitq[best].remove(c.cursor[best])
+		c.nwaiting--
+		c.admit(next)
 	}
 }
+
+// readyToAdmit reports whether admission control may be asked about
+// waiting job j: an Open job with an AM is asked about once its AM has
+// been asked for (its request and placement constraints are then known)
+// and only while that request fits some node. A job that could never
+// place its AM would otherwise hold what admission control reserves, and,
+// at the head of the queue, everyone behind it.
+func (c *Core) readyToAdmit(j *Job) bool {
+	if !j.spec.Open || !j.HasAM() {
+		return true
+	}
+	a := &j.asks[0]
+	return len(a.lv.keys) > 0 && !a.lv.unfit
+}
+
+// waitList is one queue's jobs waiting for admission, in submission order;
+// jobs[head:] are still waiting.
+type waitList struct {
+	jobs []*Job
+	head int
+}
+
+func (w *waitList) push(j *Job) { w.jobs = append(w.jobs, j) }
+
+// remove takes out the job at index k and returns the index of the job
+// that followed it.
+func (w *waitList) remove(k int) int {
+	if k == w.head {
+		w.jobs[k] = nil
+		w.head++
+		// Reclaim the consumed prefix once it dominates the slice.
+		if w.head > 64 && w.head*2 > len(w.jobs) {
+			n := copy(w.jobs, w.jobs[w.head:])
+			clear(w.jobs[n:])
+			w.jobs = w.jobs[:n]
+			w.head = 0
+		}
+		return w.head
+	}
+	copy(w.jobs[k:], w.jobs[k+1:])
+	w.jobs[len(w.jobs)-1] = nil
+	w.jobs = w.jobs[:len(w.jobs)-1]
+	return k
+}
+
+// waiting returns the queue's waiting jobs in submission order.
+func (w *waitList) waiting() []*Job { return w.jobs[w.head:] }
 
 func (c *Core) admit(j *Job) {
 	c.admitted(j)
@@ -573,7 +687,7 @@ func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
 		o.NodeUpdated(n)
 	}
 	c.retryAdmission()
-	if !n.Schedulable() {
+	if !n.Schedulable() || n.Full() {
 		return
 	}
 	if c.pre != nil && c.pre.nEarmarks > 0 && len(c.pre.earmarks[n.ID()]) > 0 && c.pre.serve(n) {
@@ -582,7 +696,7 @@ func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
 	if c.reserving && c.reservations[n.ID()] != nil && !c.serveReservation(n) {
 		return // the node stays held for its reservation
 	}
-	for c.pending > 0 && c.err == nil && (c.reserving || c.acceptMin.Fits(n.Free())) {
+	for c.pending > 0 && c.err == nil && (c.reserving || c.acceptMin.Fits(n.Free())) && !n.Full() {
 		a := c.policy.Pick(n)
 		if a == nil {
 			return

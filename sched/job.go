@@ -32,6 +32,12 @@ type JobSpec struct {
 	// Demand is an Open job's declared peak concurrent request, AM
 	// included; zero when unknown. Closed jobs derive it from Phases.
 	Demand resource.Vector
+	// Eligible, for a simulated job, restricts its AM and every task to
+	// the nodes it admits (a node pool: a node selector and tolerations);
+	// nil admits every node. Class names those constraints, as
+	// Request.Class does. An Open job's requests carry their own.
+	Eligible func(n *cluster.Node) bool
+	Class    string
 }
 
 // PhaseSpec is one phase as requested: how many tasks, each asking for what.
@@ -94,6 +100,9 @@ type askLive struct {
 	keys     []string
 	class    string
 	eligible func(n *cluster.Node) bool
+	// unfit: the request fits no node that the constraints admit, so it
+	// is held (not allocatable) until the nodes change (Core.refit).
+	unfit bool
 }
 
 // Job returns the asking job.
@@ -127,6 +136,11 @@ func (a *Ask) Constrained() bool { return a.lv != nil && a.lv.eligible != nil }
 func (a *Ask) EligibleOn(n *cluster.Node) bool {
 	return n.Schedulable() && (a.lv == nil || a.lv.eligible == nil || a.lv.eligible(n))
 }
+
+// Unfit reports whether the ask's request fits the capacity of no node it
+// may use (its placement constraints admit), so that it waits, held, until
+// the nodes change: it holds no job back, and no policy is offered it.
+func (a *Ask) Unfit() bool { return a.lv != nil && a.lv.unfit }
 
 // Held returns how many containers the ask wants that are not allocatable in
 // the job's present state (and so not counted in Pending).
@@ -206,6 +220,15 @@ func newJob(id JobID, spec *JobSpec, q *Queue, now clock.Time, capacity resource
 		// cluster in its dominant resource; the first wins ties.
 		if share := p.Request.Mul(int64(p.Tasks)).DominantShare(capacity); share > largestShare {
 			j.largestPhase, largestShare = k, share
+		}
+	}
+	if spec.Eligible != nil {
+		// Every ask of a job in a node pool carries the pool's
+		// constraints; they share one record, since a simulated job's
+		// asks carry no request keys.
+		lv := &askLive{class: spec.Class, eligible: spec.Eligible}
+		for k := range j.asks {
+			j.asks[k].lv = lv
 		}
 	}
 	p := &spec.Phases[j.largestPhase]

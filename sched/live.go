@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/spindle-sched/spindle/clock"
@@ -97,13 +98,34 @@ func (c *Core) ContainersOn(n cluster.NodeID, f func(ct *Container) bool) {
 	}
 }
 
-// WaitReason says why job j is not yet running: the admission controller's
-// words when it is an Explainer and holds j, else where j stands.
+// WaitReason says why job j is not yet running: for a job waiting for
+// admission, that its AM fits no node (or is not asked for yet), that it
+// waits behind an earlier job of its queue, or the admission controller's
+// words when it is an Explainer; else where j stands.
 func (c *Core) WaitReason(j *Job) string {
 	if !c.known(j) {
 		return "unknown job"
 	}
-	if e, ok := c.admission.(Explainer); ok && j.state == Waiting {
+	if j.state != Waiting {
+		return j.Describe()
+	}
+	if j.spec.Open && j.HasAM() {
+		switch a := &j.asks[0]; {
+		case len(a.lv.keys) == 0:
+			return "its AM has not been asked for yet"
+		case a.lv.unfit:
+			return fmt.Sprintf("its AM request %v fits no node it may use; admission control is not asked about it, and it holds nobody back", a.Request)
+		}
+	}
+	for _, h := range c.waitq[j.queue.index].waiting() {
+		if h == j {
+			break
+		}
+		if c.readyToAdmit(h) {
+			return fmt.Sprintf("waits behind job %s, which admission control holds: a queue's jobs are admitted in submission order (queue %s)", h.key, j.queue.Name())
+		}
+	}
+	if e, ok := c.admission.(Explainer); ok {
 		return e.WaitReason(j)
 	}
 	return j.Describe()
@@ -129,6 +151,9 @@ func (c *Core) node(id cluster.NodeID) (*cluster.Node, error) {
 // runs.
 func allocatable(a *Ask) bool {
 	j := a.job
+	if a.lv != nil && a.lv.unfit {
+		return false // no node it may use is large enough
+	}
 	if a.IsAM() {
 		return j.state == Admitted && j.am == nil
 	}
@@ -191,14 +216,75 @@ func (c *Core) dropAsks(j *Job) {
 
 // unwait takes job j out of the admission queue.
 func (c *Core) unwait(j *Job) {
-	for i := c.waitHead; i < len(c.waiting); i++ {
-		if c.waiting[i] == j {
-			copy(c.waiting[i:], c.waiting[i+1:])
-			c.waiting[len(c.waiting)-1] = nil
-			c.waiting = c.waiting[:len(c.waiting)-1]
+	w := &c.waitq[j.queue.index]
+	for i := w.head; i < len(w.jobs); i++ {
+		if w.jobs[i] == j {
+			w.remove(i)
+			c.nwaiting--
 			return
 		}
 	}
+}
+
+// fitsSomeNode reports whether ask a's request fits the capacity of some
+// node that has not left and that its placement constraints admit,
+// whatever that node holds now. One that fits none can never be placed
+// until the nodes change.
+func (c *Core) fitsSomeNode(a *Ask) bool {
+	for i := range c.cl.NumNodes() {
+		n := c.cl.Node(cluster.NodeID(i))
+		if !n.Removed() && a.Request.Fits(n.Capacity()) && (a.lv == nil || a.lv.eligible == nil || a.lv.eligible(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// refit re-derives, after nodes joined, left or changed in size or in what
+// placement constraints they meet, which of the Open jobs' asks fit no
+// node: one that fits again becomes allocatable, one that fits no more is
+// held (Ask.Unfit). It reports whether any became allocatable.
+func (c *Core) refit() bool {
+	if len(c.jobByKey) == 0 {
+		return false
+	}
+	freed := false
+	for _, j := range c.jobs {
+		if !j.spec.Open || j.state == Finished {
+			continue
+		}
+		for i := range j.asks {
+			a := &j.asks[i]
+			fit := c.fitsSomeNode(a)
+			switch {
+			case a.lv.unfit && fit:
+				a.lv.unfit = false
+				freed = c.release(a) || freed
+				if i == 0 && j.state == Waiting {
+					freed = true // the job may now be admitted
+				}
+			case !a.lv.unfit && !fit:
+				a.lv.unfit = true
+				c.hold(a)
+			}
+		}
+	}
+	return freed
+}
+
+// ConstraintsChanged tells the core that the driver's placement
+// predicates (Request.Eligible) may now answer differently for node n (its
+// labels or taints changed): asks that fit no node, or fit only there, are
+// checked again.
+func (c *Core) ConstraintsChanged(now clock.Time, n cluster.NodeID) error {
+	c.enter("ConstraintsChanged")
+	node, err := c.node(n)
+	if err != nil {
+		return fmt.Errorf("constraints changed: %w", err)
+	}
+	c.advance(now)
+	c.clusterChanged(node, c.refit())
+	return nil
 }
 
 func (c *Core) lowerAcceptVec(r resource.Vector) {
@@ -273,6 +359,7 @@ func (c *Core) Ask(now clock.Time, j *Job, r Request) (*Ask, error) {
 			return nil, fmt.Errorf("ask %q: job %s already has its AM asked for or running", r.Key, j.key)
 		}
 		a.lv.class, a.lv.eligible = r.Class, r.Eligible
+		a.lv.unfit = !c.fitsSomeNode(a)
 	} else {
 		for i := 1; i < len(j.asks); i++ {
 			if b := &j.asks[i]; b.Request == r.Resource && b.lv.class == r.Class {
@@ -284,6 +371,7 @@ func (c *Core) Ask(now clock.Time, j *Job, r Request) (*Ask, error) {
 			j.asks = append(j.asks, Ask{job: j, phase: int32(len(j.asks) - 1), Request: r.Resource, lv: &askLive{class: r.Class, eligible: r.Eligible}})
 			j.progress = append(j.progress, phaseProgress{asked: true})
 			a = &j.asks[len(j.asks)-1]
+			a.lv.unfit = !c.fitsSomeNode(a)
 		}
 	}
 	c.advance(now)
@@ -292,6 +380,9 @@ func (c *Core) Ask(now clock.Time, j *Job, r Request) (*Ask, error) {
 	c.progress++
 	c.lowerAcceptVec(r.Resource)
 	c.want(a, 1)
+	if r.AM && j.state == Waiting {
+		c.retryAdmission() // the job is now ready to be asked about
+	}
 	c.reconsider()
 	return a, nil
 }
@@ -596,6 +687,7 @@ func (c *Core) AddNode(now clock.Time, name string, capacity resource.Vector) (*
 	if c.pre != nil {
 		c.pre.nodeAdded()
 	}
+	c.refit()
 	c.clusterChanged(n, true)
 	return n, nil
 }
@@ -635,7 +727,7 @@ func (c *Core) RemoveNode(now clock.Time, n cluster.NodeID) error {
 		c.fail(err)
 		return err
 	}
-	c.clusterChanged(node, false)
+	c.clusterChanged(node, c.refit())
 	return nil
 }
 
@@ -655,7 +747,7 @@ func (c *Core) SetNodeCapacity(now clock.Time, n cluster.NodeID, capacity resour
 	if ct := c.reservedOn(node); ct != nil && !ct.req.Fits(capacity) {
 		c.cancelReservation(node) // it could never be served now
 	}
-	c.clusterChanged(node, grew)
+	c.clusterChanged(node, c.refit() || grew)
 	return nil
 }
 
@@ -676,6 +768,34 @@ func (c *Core) SetNodeSchedulable(now clock.Time, n cluster.NodeID, schedulable 
 		c.cancelReservation(node)
 	}
 	c.clusterChanged(node, schedulable)
+	return nil
+}
+
+// SetNodeSlots limits node n to slots containers at once (0: no limit),
+// held of them taken by things the scheduler does not own: Kubernetes'
+// "pods" allocatable, which kube-scheduler counts as a resource. A node
+// whose slots are all taken takes no new container (Node.Full) whatever it
+// has free; containers on it keep running even where they now exceed it.
+func (c *Core) SetNodeSlots(now clock.Time, n cluster.NodeID, slots, held int) error {
+	c.enter("SetNodeSlots")
+	node, err := c.node(n)
+	if err != nil {
+		return fmt.Errorf("set node slots: %w", err)
+	}
+	room := func() int {
+		if node.Slots() == 0 {
+			return math.MaxInt
+		}
+		return node.Slots() - node.HeldSlots() - node.AMContainers() - node.TaskContainers()
+	}
+	before := room()
+	if err := c.ledger.SetSlots(n, slots, held); err != nil {
+		return err
+	}
+	c.advance(now)
+	if after := room(); after != before {
+		c.clusterChanged(node, after > before)
+	}
 	return nil
 }
 

@@ -459,12 +459,40 @@ func explainingFactory(*sched.View) (sched.Admission, error) { return explaining
 
 func TestWaitReasonAsksTheExplainer(t *testing.T) {
 	d := &nopDriver{}
-	core, err := sched.NewCore(sched.Config{Driver: d, NewPolicy: fifoPolicy, NewAdmission: explainingFactory})
+	core, err := sched.NewCore(sched.Config{Driver: d, Nodes: []resource.Vector{big8}, NewPolicy: fifoPolicy, NewAdmission: explainingFactory})
 	must(t, err)
 	j, err := core.Submit(0, &sched.JobSpec{Key: "w", Queue: "default", Open: true, AM: one})
 	must(t, err)
-	if got := core.WaitReason(j); got != "held: w" {
-		t.Errorf("WaitReason = %q", got)
+	k, err := core.Submit(0, &sched.JobSpec{Key: "x", Queue: "default", Open: true, AM: one})
+	must(t, err)
+	big, err := core.Submit(0, &sched.JobSpec{Key: "big", Queue: "default", Open: true, AM: resource.New(9, 1)})
+	must(t, err)
+	for _, c := range []struct {
+		name string
+		job  *sched.Job
+		ask  string
+		want string
+	}{
+		{"AM not asked for", j, "", "its AM has not been asked for yet"},
+		{"the queue's first job: the controller's words", j, "w-d", "held: w"},
+		{"behind it", k, "x-d", "waits behind job w, which admission control holds: a queue's jobs are admitted in submission order (queue default)"},
+		{"fits no node", big, "big-d", "its AM request <9 vcores, 1 MiB> fits no node it may use; admission control is not asked about it, and it holds nobody back"},
+	} {
+		if c.ask != "" {
+			_, err := core.Ask(0, c.job, sched.Request{Key: c.ask, Resource: c.job.Spec().AM, AM: true})
+			must(t, err)
+		}
+		if got := core.WaitReason(c.job); got != c.want {
+			t.Errorf("%s: WaitReason = %q, want %q", c.name, got, c.want)
+		}
+	}
+	if w := core.View().Waiting(); len(w) != 3 || w[0] != j || w[1] != k || w[2] != big {
+		t.Errorf("Waiting() = %v, want w, x, big", w)
+	}
+	var heads []string
+	core.View().AdmissionHeads(func(h *sched.Job) bool { heads = append(heads, h.Key()); return true })
+	if strings.Join(heads, ",") != "w" {
+		t.Errorf("AdmissionHeads = %v, want [w]: the job that fits no node is not asked about", heads)
 	}
 }
 

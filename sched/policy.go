@@ -1,6 +1,9 @@
 package sched
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 )
@@ -52,7 +55,10 @@ type FinishObserver interface{ JobFinished(j *Job) }
 
 // AskObserver hears when a job's set of outstanding asks changes: an ask
 // becomes outstanding (the AM after admission, a phase when its AM asks for
-// it) or is fully allocated.
+// it) or stops being outstanding (fully allocated, cancelled, or withdrawn
+// because its job finished). A finishing job's asks are withdrawn, and the
+// observers told, before FinishObserver hears of it, so a policy that keeps
+// its set of wanting jobs by AsksChanged never holds a finished job.
 type AskObserver interface{ AsksChanged(j *Job) }
 
 // ContainerObserver hears of every container transition, with the time the
@@ -113,9 +119,44 @@ func (v *View) Job(id JobID) *Job { return v.c.jobs[id] }
 // NumJobs returns the number of jobs submitted so far.
 func (v *View) NumJobs() int { return len(v.c.jobs) }
 
-// Waiting returns the jobs held by admission control, in submission order.
-// Callers must not modify the slice.
-func (v *View) Waiting() []*Job { return v.c.waiting[v.c.waitHead:] }
+// Waiting returns the jobs held by admission control, in submission order,
+// in a new slice (tests and reports; admission controllers use
+// AdmissionHeads).
+func (v *View) Waiting() []*Job {
+	out := make([]*Job, 0, v.c.nwaiting)
+	for i := range v.c.waitq {
+		out = append(out, v.c.waitq[i].waiting()...)
+	}
+	slices.SortFunc(out, func(a, b *Job) int { return cmp.Compare(a.id, b.id) })
+	return out
+}
+
+// AdmissionHeads calls f, until it returns false, with the first job of
+// each queue that waits for admission and is ready to be asked about: the
+// job the core asks Admit about next in that queue. An admission
+// controller that can tell when its answer changes uses it to ask for a
+// retry (View.Reconsider) only when one would admit something.
+func (v *View) AdmissionHeads(f func(j *Job) bool) {
+	c := v.c
+	if c.nwaiting == 0 {
+		return
+	}
+	for i := range c.waitq {
+		for _, j := range c.waitq[i].waiting() {
+			if c.readyToAdmit(j) {
+				if !f(j) {
+					return
+				}
+				break
+			}
+		}
+	}
+}
+
+// QueueWaiting returns the jobs of queue q that wait for admission, in the
+// order admission control is asked about them (submission order). Callers
+// must not modify the slice.
+func (v *View) QueueWaiting(q *Queue) []*Job { return v.c.waitq[q.index].waiting() }
 
 // LoadForecast returns what the resource manager is told of the external
 // (non-YARN) load to come, as a fraction of every node's capacity over time;
@@ -126,11 +167,12 @@ func (v *View) LoadForecast() *cluster.LoadCurve { return v.c.forecast }
 
 // CanPlace reports whether ask a may get a container on node n now: its
 // request fits n's free resources, n takes new containers (not removed, not
-// cordoned) and n meets the ask's placement constraints. Policies test it
-// wherever they would test a.Request.Fits(n.Free()); a simulated ask has no
-// constraints, so it costs two more loads.
+// cordoned, a container slot free) and n meets the ask's placement
+// constraints. Policies test it wherever they would test
+// a.Request.Fits(n.Free()); a simulated ask has no constraints and a
+// simulated node no slot limit, so it costs three more loads.
 func (v *View) CanPlace(a *Ask, n *cluster.Node) bool {
-	return a.Request.Fits(n.Free()) && a.EligibleOn(n)
+	return a.Request.Fits(n.Free()) && a.EligibleOn(n) && !n.Full()
 }
 
 // Reconsider tells the core that the policy's choices may have changed

@@ -14,7 +14,8 @@ import (
 )
 
 // TestRandomLiveEvents applies random sequences of live-cluster events
-// (nodes joining, leaving, shrinking, cordoned, held by others; jobs open
+// (nodes joining, leaving, shrinking, cordoned, held by others, their
+// container slots limited; requests that fit no node; jobs open
 // and simulated; asks, cancels, runs, completions, failures, preemptions,
 // refusals, adoptions, job ends, time passing) under every policy and a few
 // admission controllers. After each event the fake cluster settles and
@@ -142,11 +143,14 @@ func (w *walker) step() string {
 	case x < 10: // a node's capacity, schedulability or held capacity changes
 		name, _ := pick(r, w.nodes)
 		n, _ := fc.Node(name)
-		switch r.IntN(3) {
+		switch r.IntN(4) {
 		case 0:
 			return w.expect("capacity "+name, fc.Core.SetNodeCapacity(fc.Now, n.ID(), resource.New(int64(1+r.IntN(10)), int64(2048*(1+r.IntN(8))))))
 		case 1:
 			return w.expect("schedulable "+name, fc.Core.SetNodeSchedulable(fc.Now, n.ID(), r.IntN(3) > 0))
+		case 2:
+			// A pods allocatable (0: none), some of it taken by others.
+			return w.expect("slots "+name, fc.Core.SetNodeSlots(fc.Now, n.ID(), r.IntN(6), r.IntN(3)))
 		}
 		return w.expect("held "+name, fc.Core.SetNodeExternal(fc.Now, n.ID(), resource.New(int64(r.IntN(4)), int64(1024*r.IntN(4)))))
 	case x < 18: // a job arrives: open (with or without an AM) or simulated
@@ -184,6 +188,9 @@ func (w *walker) step() string {
 			req.AM, req.Resource = true, j.Spec().AM
 		} else {
 			req.Resource, _ = pick(r, shapes)
+			if r.IntN(10) == 0 {
+				req.Resource = resource.New(12, 1024) // fits no node until one grows
+			}
 		}
 		if r.IntN(4) == 0 {
 			// Constrained: a class names the subset of nodes, by the
@@ -305,6 +312,7 @@ func (w *walker) drain() {
 		w.expect("uncordon", fc.Core.SetNodeSchedulable(fc.Now, n.ID(), true))
 		w.expect("unhold", fc.Core.SetNodeExternal(fc.Now, n.ID(), resource.Vector{}))
 		w.expect("grow", fc.Core.SetNodeCapacity(fc.Now, n.ID(), resource.New(64, 1<<20)))
+		w.expect("no slot limit", fc.Core.SetNodeSlots(fc.Now, n.ID(), 0, 0))
 	}
 	// Both parities of node for constrained asks.
 	w.expect("add", fc.AddNode(w.name("n"), resource.New(64, 1<<20)))
@@ -322,15 +330,6 @@ func (w *walker) drain() {
 		live := fc.Live()
 		if len(live) == 0 && !fc.Core.HasDemand() {
 			break
-		}
-		if round == 20 && w.pol == "dress" {
-			// DRESS sizes its pools from the phases jobs declare: an
-			// open job declares none, so once δ has shrunk its small
-			// pool may never fit the job's tasks (a known limit of
-			// DRESS on a live cluster, reported). Its driver gives up.
-			for _, j := range w.openJobs() {
-				w.expect("endjob", fc.Core.EndJob(fc.Now, j))
-			}
 		}
 		if round > 200 {
 			w.t.Fatalf("drain does not end: %v live, %d waiting, demand %v\n%s", live, fc.Core.WaitingJobs(), fc.Core.HasDemand(), fc.State())

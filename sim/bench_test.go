@@ -139,3 +139,36 @@ func BenchmarkPreemption(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLongQueue is the case that made ticking policies slow: a small
+// cluster under a long queue for a long simulated time (load 2 on 16 nodes of
+// <16 vcores, 16 GB>, 4000 jobs; with 64 GB nodes fair's AM limit, in memory
+// only, lets AMs take every vcore and the run deadlocks; djsf deadlocks on
+// both, its AMs filling the cluster, so it is left out), so that a policy that re-tunes every second pays for every
+// queued job at every tick unless its re-tune works from what changed. Each
+// ticking policy's time is to be read against fair's in the same sitting:
+//
+//	go test ./sim -run '^$' -bench LongQueue -benchtime 3x
+func BenchmarkLongQueue(b *testing.B) {
+	w, err := scenario.Synthetic{Nodes: 16, NodeVCores: 16, NodeMemory: 16384, Jobs: 4000, TasksPerJob: 8, Load: 2, Seed: 1}.Generate()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pol := range []string{"fair", "dress", "dress+", "adaptive"} {
+		f, _, err := policy.Parse(pol)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(pol, func(b *testing.B) {
+			var r *sim.Result
+			b.ReportAllocs()
+			for b.Loop() {
+				if r, err = sim.Run(w, sim.Options{Seed: 1, Policy: f, Estimates: sim.Estimates{Source: sim.EstimatesOracle}}); err != nil || r.Deadlocked {
+					b.Fatalf("run failed: %v (deadlocked %v)", err, r != nil && r.Deadlocked)
+				}
+			}
+			b.ReportMetric(float64(r.Events), "events")
+			b.ReportMetric(r.End.Seconds(), "sim-s")
+		})
+	}
+}

@@ -39,26 +39,14 @@ func TestElisionIsExact(t *testing.T) {
 				}
 				for _, pol := range []string{"fifo", "fifo:strict=true", "capacity", "capacity:max_am_percent=0.05", "capacity:reserve=true", "fair", "drf", "fair:max_am_share=0.1", "drf:reserve=true", "fair:assign_multiple=true", "fair:reserve=true"} {
 					t.Run(fmt.Sprintf("%s/load%v/seed%d/%s", name, load, seed, pol), func(t *testing.T) {
+						t.Parallel()
 						f, _, err := policy.Parse(pol)
 						if err != nil {
 							t.Fatal(err)
 						}
-						var ra, rb *recorder
-						a, err := Run(w, Options{Seed: seed, Policy: record(f, &ra), Check: true})
-						if err != nil {
-							t.Fatal(err)
-						}
-						b, err := Run(w, Options{Seed: seed, Policy: record(f, &rb), Check: true, EveryHeartbeat: true})
-						if err != nil {
-							t.Fatal(err)
-						}
+						a, b := sameTimelines(t, w, Options{Seed: seed, Policy: f, Check: true})
 						if a.Deadlocked || b.Deadlocked {
 							t.Fatalf("deadlocked: elided %v, every heartbeat %v", a.Deadlocked, b.Deadlocked)
-						}
-						for i := range a.Jobs {
-							if a.Jobs[i] != b.Jobs[i] {
-								t.Fatalf("job %d differs:\n elided:          %+v\n every heartbeat: %+v\n%s", i, a.Jobs[i], b.Jobs[i], firstDifference(ra.log, rb.log))
-							}
 						}
 						if a.Events >= b.Events {
 							t.Errorf("elision saved nothing: %d events vs %d", a.Events, b.Events)
@@ -68,6 +56,40 @@ func TestElisionIsExact(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sameTimelines runs w with heartbeats elided and with every heartbeat
+// delivered, and fails t at the first job whose timeline differs. The
+// decision logs that explain a difference cost a string per event, so they
+// are recorded only once one is found: runs are deterministic, and running
+// both again with recorders reproduces it.
+func sameTimelines(t *testing.T, w *workload.Workload, o Options) (a, b *Result) {
+	t.Helper()
+	every := o
+	every.EveryHeartbeat = true
+	a, err := Run(w, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = Run(w, every)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Jobs {
+		if a.Jobs[i] == b.Jobs[i] {
+			continue
+		}
+		var ra, rb *recorder
+		o.Policy, every.Policy = record(o.Policy, &ra), record(every.Policy, &rb)
+		if _, err := Run(w, o); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(w, every); err != nil {
+			t.Fatal(err)
+		}
+		t.Fatalf("job %d differs:\n elided:          %+v\n every heartbeat: %+v\n%s", i, a.Jobs[i], b.Jobs[i], firstDifference(ra.log, rb.log))
+	}
+	return a, b
 }
 
 // shrinkTime divides every time in the workload by f (to at least 1 µs).
@@ -125,26 +147,14 @@ func TestElisionIsExactUnderExternalLoad(t *testing.T) {
 				}
 				for _, pol := range []string{"fifo", "fair", "capacity:reserve=true", "drf:reserve=true", "adaptive", "reverse-adaptive", "reverse-adaptive:lookahead=0,cycle=7s", "adaptive+"} {
 					t.Run(fmt.Sprintf("%s/load%v/seed%d/%s", timing.name, wl, seed, pol), func(t *testing.T) {
+						t.Parallel()
 						f, _, err := policy.Parse(pol)
 						if err != nil {
 							t.Fatal(err)
 						}
-						var ra, rb *recorder
-						a, err := Run(w, Options{Seed: seed, Policy: record(f, &ra), Check: true})
-						if err != nil {
-							t.Fatal(err)
-						}
-						b, err := Run(w, Options{Seed: seed, Policy: record(f, &rb), Check: true, EveryHeartbeat: true})
-						if err != nil {
-							t.Fatal(err)
-						}
+						a, b := sameTimelines(t, w, Options{Seed: seed, Policy: f, Check: true})
 						if a.Deadlocked || b.Deadlocked {
 							t.Fatalf("deadlocked: elided %v, every heartbeat %v", a.Deadlocked, b.Deadlocked)
-						}
-						for i := range a.Jobs {
-							if a.Jobs[i] != b.Jobs[i] {
-								t.Fatalf("job %d differs:\n elided:          %+v\n every heartbeat: %+v\n%s", i, a.Jobs[i], b.Jobs[i], firstDifference(ra.log, rb.log))
-							}
 						}
 						if a.ExternalUnmet != b.ExternalUnmet {
 							t.Fatalf("unmet external demand differs: elided %v, every heartbeat %v", a.ExternalUnmet, b.ExternalUnmet)
@@ -179,6 +189,7 @@ func TestElisionIsExactWithAdmission(t *testing.T) {
 				for _, adm := range []string{"static:40", "autoadmin", "autoadmin+"} {
 					for _, pol := range []string{"fifo", "fair:max_am_share=-1", "drf:reserve=true"} {
 						t.Run(fmt.Sprintf("nolaunch=%v/load%v/seed%d/%s/%s", noLaunch, load, seed, adm, pol), func(t *testing.T) {
+							t.Parallel()
 							f, _, err := policy.Parse(pol)
 							if err != nil {
 								t.Fatal(err)
@@ -187,22 +198,9 @@ func TestElisionIsExactWithAdmission(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							var ra, rb *recorder
-							a, err := Run(w, Options{Seed: seed, Policy: record(f, &ra), Admission: af, Check: true})
-							if err != nil {
-								t.Fatal(err)
-							}
-							b, err := Run(w, Options{Seed: seed, Policy: record(f, &rb), Admission: af, Check: true, EveryHeartbeat: true})
-							if err != nil {
-								t.Fatal(err)
-							}
+							a, b := sameTimelines(t, w, Options{Seed: seed, Policy: f, Admission: af, Check: true})
 							if a.Deadlocked != b.Deadlocked {
 								t.Fatalf("deadlocked: elided %v, every heartbeat %v", a.Deadlocked, b.Deadlocked)
-							}
-							for i := range a.Jobs {
-								if a.Jobs[i] != b.Jobs[i] {
-									t.Fatalf("job %d differs:\n elided:          %+v\n every heartbeat: %+v\n%s", i, a.Jobs[i], b.Jobs[i], firstDifference(ra.log, rb.log))
-								}
 							}
 						})
 					}

@@ -140,6 +140,15 @@ type eventQueue struct {
 	// without it they are ordered in the heap with the rest.
 	wheel *beatWheel
 
+	// tick is the one queued policy tick, kept apart: a ticking policy
+	// on a long, sparse run has a tick in almost every second that
+	// nothing else happens in, and through the buckets and the heap
+	// each cost more than the tick's own work. Only one is ever queued,
+	// and it is the only event of its class, so its place in the order
+	// is its time and class alone.
+	tick    clock.Time
+	tickSet bool
+
 	// maxRank is the largest queueing rank before ranks are renumbered;
 	// 0 means rankMask. Tests lower it.
 	maxRank uint64
@@ -180,7 +189,41 @@ func (q *eventQueue) Len() int {
 	if q.wheel != nil {
 		n += q.wheel.n
 	}
+	if q.tickSet {
+		n++
+	}
 	return n
+}
+
+// pushTick queues the policy tick at time at.
+func (q *eventQueue) pushTick(at clock.Time) {
+	if q.tickSet {
+		if q.err == nil {
+			q.err = fmt.Errorf("a second tick queued at %v, the first at %v", at, q.tick)
+		}
+		return
+	}
+	q.tick, q.tickSet = at, true
+	q.counts[evTick]++
+}
+
+// tickEntry is the queued tick's place in the order.
+func (q *eventQueue) tickEntry() entry {
+	return entry{at: q.tick, ord: uint64(class[evTick]) << classShft}
+}
+
+// tickFirst reports whether the queued tick comes before every other
+// queued event, once the heap is settled.
+func (q *eventQueue) tickFirst() bool {
+	if !q.tickSet {
+		return false
+	}
+	t := q.tickEntry()
+	if len(q.h) > root && q.h[root].before(t) {
+		return false
+	}
+	w := q.wheel
+	return w == nil || w.n == 0 || t.before(w.min())
 }
 
 func (q *eventQueue) push(at clock.Time, kind eventKind, idx int32, ct *sched.Container) {
@@ -360,6 +403,9 @@ func (q *eventQueue) event(e entry) event {
 
 func (q *eventQueue) peek() event {
 	q.settle()
+	if q.tickFirst() {
+		return event{at: q.tick, ord: q.tickEntry().ord, kind: evTick}
+	}
 	if q.beatFirst() {
 		return q.wheel.event()
 	}
@@ -378,6 +424,9 @@ func (q *eventQueue) beatFirst() bool {
 // event may not yet be the least of all. ok is false when it has no
 // answer.
 func (q *eventQueue) next() (p payload, ok bool) {
+	if q.tickFirst() {
+		return payload{kind: evTick}, true
+	}
 	if q.beatFirst() {
 		e := q.wheel.event()
 		return payload{idx: e.idx, kind: e.kind}, true
@@ -390,6 +439,11 @@ func (q *eventQueue) next() (p payload, ok bool) {
 
 func (q *eventQueue) pop() event {
 	q.settle()
+	if q.tickFirst() {
+		q.tickSet = false
+		q.counts[evTick]--
+		return event{at: q.tick, ord: q.tickEntry().ord, kind: evTick}
+	}
 	if q.beatFirst() {
 		e := q.wheel.event()
 		q.wheel.take()

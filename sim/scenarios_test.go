@@ -2,7 +2,9 @@ package sim_test
 
 import (
 	"math"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/spindle-sched/spindle/metrics"
@@ -195,6 +197,53 @@ func TestAMBurstDeadlock(t *testing.T) {
 		if r := run(pol); r.Deadlocked {
 			t.Errorf("%s deadlocked: %v", pol, r.Stuck[:min(3, len(r.Stuck))])
 		}
+	}
+}
+
+// A deadlocked run reports the span it covered and the utilization over it,
+// not a makespan of 0 and a utilization of 0. By hand, in ideal mode on one
+// node of 2 vcores with no AM limit: A's AM and task hold the node over
+// [0, 10]; A completes at 10 and frees it; at 20 the AMs of B and C take the
+// node and no task can ever run. Nothing else can happen, so the run stops at
+// 20: span 20, utilization (10 × 1 + 10 × 0) / 20 = 0.5, makespan 10 (A's).
+// When every AM arrives at once (am-burst in ideal mode) the run is stuck at
+// 0 with the whole cluster held: span 0, utilization 1.
+func TestDeadlockedRunSpan(t *testing.T) {
+	const doc = `
+version: 1
+cluster: {nodes: [{count: 1, vcores: 2, memory_mb: 2048}], ideal: true}
+jobs:
+  - {id: A, submit: 0s, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+  - {id: B, submit: 20s, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+  - {id: C, submit: 20s, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+`
+	_, s := runCase(t, doc, "fair:max_am_share=-1")
+	if !s.Deadlocked || s.JobsCompleted != 1 {
+		t.Fatalf("deadlocked %v with %d jobs completed; want deadlocked with A completed", s.Deadlocked, s.JobsCompleted)
+	}
+	if s.SpanS == nil || math.Abs(*s.SpanS-20) > 1e-9 || math.Abs(s.UtilizationAvg-0.5) > 1e-9 || math.Abs(s.MakespanS-10) > 1e-9 || s.EndS != 20 {
+		t.Errorf("span %v, utilization %v, makespan %v, end %v; want 20, 0.5, 10, 20", deref(s.SpanS), s.UtilizationAvg, s.MakespanS, s.EndS)
+	}
+
+	b, err := os.ReadFile("../examples/am-burst.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ideal := strings.Replace(string(b), "\ncluster:\n", "\ncluster:\n  ideal: true\n", 1)
+	if ideal == string(b) {
+		t.Fatal("am-burst.yaml has no cluster: line to make ideal")
+	}
+	_, s = runCase(t, ideal, "fair:max_am_share=-1")
+	if !s.Deadlocked || s.SpanS == nil || *s.SpanS != 0 || s.UtilizationAvg != 1 {
+		t.Errorf("am-burst, ideal: deadlocked %v, span %v, utilization %v; want true, 0, 1", s.Deadlocked, deref(s.SpanS), s.UtilizationAvg)
+	}
+	// With heartbeats and launch delays the AMs take the cluster over the
+	// first seconds and the run stops a few heartbeats later: the span is
+	// the whole run and the utilization counts the stuck allocation.
+	_, s = runCase(t, string(b), "fair")
+	if !s.Deadlocked || s.SpanS == nil || *s.SpanS != s.EndS || s.UtilizationAvg < 0.5 || s.UtilizationAvg > 1 {
+		t.Errorf("am-burst under fair: deadlocked %v, span %v (end %v), utilization %v; want the span to the end and at least half the cluster",
+			s.Deadlocked, deref(s.SpanS), s.EndS, s.UtilizationAvg)
 	}
 }
 

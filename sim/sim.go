@@ -174,6 +174,8 @@ type simulator struct {
 	sw     sweep
 
 	est *estimator
+	// pools are the node pools' placement predicates; nil without pools.
+	pools *pools
 
 	// probeQueued says a heartbeat is queued to retry admission (see
 	// probe).
@@ -254,6 +256,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 		}
 	}
 	n := len(caps)
+	s.pools = newPools(w)
 	s.est = newEstimator(opt.Estimates, opt.Seed, caps)
 	s.nodes = make([]nodeState, n)
 	for i := range s.nodes {
@@ -324,7 +327,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 		s.q.push(w.Jobs[s.order[0]].Submit, evArrival, 0, nil)
 	}
 	if t := core.NextTick(-1); t != clock.Never {
-		s.q.push(t, evTick, 0, nil)
+		s.q.pushTick(t)
 	}
 	if opt.EveryHeartbeat && !s.ideal {
 		for i := range s.nodes {
@@ -518,7 +521,7 @@ func (s *simulator) handle(e *event) {
 		}
 		s.core.Tick(s.now)
 		if t := s.core.NextTick(s.now); t != clock.Never {
-			s.q.push(t, evTick, 0, nil)
+			s.q.pushTick(t)
 		}
 	case evNodeBeat:
 		s.nodeBeat(int(e.idx))
@@ -559,6 +562,7 @@ func (s *simulator) arrive() {
 		p := &wj.Phases[k]
 		spec.Phases[k] = sched.PhaseSpec{Name: p.Name, Tasks: p.Tasks, Request: p.Request, StartAfter: p.StartAfter}
 	}
+	s.pools.place(spec, s.w, wj)
 	s.jobs = append(s.jobs, jobState{w: wj, beatAt: -1, lastBeat: -1, done: make([]int32, len(wj.Phases))})
 	j, err := s.core.Submit(s.now, spec)
 	if err != nil {
@@ -924,6 +928,7 @@ func (s *simulator) result() *Result {
 		Timeline: s.timeline,
 	}, Policy: s.core.Policy(), Admission: s.core.Admission(), Preemption: s.core.PreemptionStats()}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
+	r.EndArea, r.EndShare = s.core.UtilizationUntil(s.now)
 	if s.ext != nil {
 		s.ext.integrate(s.now)
 		r.ExternalUnmet = s.ext.unmet()

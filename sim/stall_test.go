@@ -13,23 +13,24 @@ import (
 // tick (a tick asks for the nodes to be offered again, which queues
 // heartbeats that are not progress) and under a periodic external load (whose
 // samples are not progress either). Each case is stuck by construction: a
-// reservation larger than the cluster admits nothing, or AMs fill it.
+// reservation of the whole cluster admits no job with an AM (one larger than
+// the cluster is refused), or AMs fill it.
 func TestTickingPoliciesEndWhenStuck(t *testing.T) {
 	cases := []struct{ name, doc, adm string }{
 		{"admission holds every job, ideal", `
 version: 1
 cluster: {nodes: [{count: 1, vcores: 4, memory_mb: 8192}], ideal: true}
 jobs:
-  - {id: A, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 4, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
-  - {id: B, submit: 1s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 2, request: {vcores: 1, memory_mb: 1024}, duration: 5s}]}
-`, "static:24"},
+  - {id: A, submit: 0s, phases: [{tasks: 4, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+  - {id: B, submit: 1s, phases: [{tasks: 2, request: {vcores: 1, memory_mb: 1024}, duration: 5s}]}
+`, "static:4"},
 		{"admission holds every job, heartbeats", `
 version: 1
 cluster: {nodes: [{count: 2, vcores: 8, memory_mb: 8192}]}
 jobs:
   - {id: A, submit: 0s, phases: [{tasks: 4, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
   - {id: B, submit: 1s, phases: [{tasks: 2, request: {vcores: 1, memory_mb: 1024}, duration: 5s}]}
-`, "static:64"},
+`, "static:16"},
 		{"AMs fill the cluster under a periodic load", `
 version: 1
 cluster:

@@ -180,6 +180,9 @@ func ParseSpec(spec string) (format string, inputs []string, opt Options, err er
 				return "", nil, opt, err
 			}
 			continue
+		} else if ok && looksLikeKey(k) {
+			return "", nil, opt, fmt.Errorf("--trace %q: unknown trace option %q (known: %s); write ./%s for a file of that name",
+				spec, k, strings.Join(optionNames(), ", "), piece)
 		}
 		if piece == "" {
 			return "", nil, opt, fmt.Errorf("--trace %q: empty input name", spec)
@@ -190,6 +193,21 @@ func ParseSpec(spec string) (format string, inputs []string, opt Options, err er
 		return "", nil, opt, fmt.Errorf("--trace %q: no input", spec)
 	}
 	return format, inputs, opt, nil
+}
+
+// looksLikeKey reports whether k has an option's form (lower-case letters,
+// digits and dashes, starting with a letter), so that KEY=VALUE with an
+// unknown KEY is an error rather than a file name; a path (./name=x) is not.
+func looksLikeKey(k string) bool {
+	if k == "" || k[0] < 'a' || k[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func isOption(k string) bool {

@@ -113,10 +113,10 @@ func TestSWFOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 8 processors in nodes of 4: 2 nodes of 4 vcores and 4 x 512 MiB.
-	if g := w.Cluster.Nodes; len(g) != 1 || g[0].Count != 2 || g[0].Capacity.String() != "<4 vcores, 2048 MB>" {
+	if g := w.Cluster.Nodes; len(g) != 1 || g[0].Count != 2 || g[0].Capacity.String() != "<4 vcores, 2048 MiB>" {
 		t.Errorf("cluster %+v", g)
 	}
-	if r := w.Jobs[0].Phases[0].Request.String(); r != "<1 vcores, 512 MB>" {
+	if r := w.Jobs[0].Phases[0].Request.String(); r != "<1 vcores, 512 MiB>" {
 		t.Errorf("request %s", r)
 	}
 	w, _, err = Convert("swf", td("small.swf"), Options{Nodes: 3, ArrivalScale: 0.5})
@@ -222,7 +222,7 @@ func TestGoogleOptions(t *testing.T) {
 	if len(w.Jobs) != 1 || w.Jobs[0].ID != "100" || w.Jobs[0].Submit != 0 {
 		t.Errorf("window kept %+v", w.Jobs)
 	}
-	if g := w.Cluster.Nodes; len(g) != 1 || g[0].Count != 1 || g[0].Capacity.String() != "<32 vcores, 131072 MB>" {
+	if g := w.Cluster.Nodes; len(g) != 1 || g[0].Count != 1 || g[0].Capacity.String() != "<32 vcores, 131072 MiB>" {
 		t.Errorf("peak-sized cluster %+v", g)
 	}
 	if sk := skipped(rep); sk["jobs submitted before begin"] != 1 || sk["task events of jobs first seen at or after end"] != 3 {

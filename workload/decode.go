@@ -174,15 +174,17 @@ type mapping struct {
 var (
 	rootMapping    = mapping{[]string{"version", "cluster", "queues", "jobs"}, []string{"version", "cluster", "jobs"}}
 	clusterMapping = mapping{[]string{"nodes", "ideal", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load"}, []string{"nodes"}}
-	nodeMapping    = mapping{[]string{"count", "vcores", "memory_mb", "gpus", "disk_mb"}, []string{"vcores", "memory_mb"}}
+	nodeMapping    = mapping{[]string{"count", "vcores", "memory_mb", "gpus", "disk_mb", "labels", "taints"}, []string{"vcores", "memory_mb"}}
+	taintMapping   = mapping{[]string{"key", "value", "effect"}, []string{"key", "effect"}}
+	tolMapping     = mapping{[]string{"key", "operator", "value", "effect"}, nil}
 	vectorMapping  = mapping{[]string{"vcores", "memory_mb", "gpus", "disk_mb"}, nil}
 	loadMapping    = mapping{[]string{"points", "period"}, []string{"points"}}
 	queueMapping   = mapping{[]string{"name", "capacity", "max_capacity", "weight"}, []string{"name", "capacity"}}
-	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "am", "deadline", "estimate", "phases"}, []string{"id", "phases"}}
+	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "am", "deadline", "estimate", "node_selector", "tolerations", "phases"}, []string{"id", "phases"}}
 	phaseMapping   = mapping{[]string{"name", "tasks", "request", "duration", "start_after"}, []string{"tasks", "request", "duration"}}
 )
 
-const maxKeys = 10 // the most keys of any mapping above
+const maxKeys = 12 // the most keys of any mapping above
 
 // decoder decodes the schema from a puller, collecting every problem rather
 // than stopping at the first.
@@ -510,9 +512,15 @@ func (d *decoder) cluster(c *Cluster) {
 func (d *decoder) nodeGroup() NodeGroup {
 	g := NodeGroup{Count: 1}
 	d.object(nodeMapping, func(key string, line int) {
-		if key == "count" {
+		switch key {
+		case "count":
 			g.Count = d.count()
-		} else {
+		case "labels":
+			g.Labels = d.stringMap()
+		case "taints":
+			g.Taints = []Taint{}
+			d.list(func(int) { g.Taints = append(g.Taints, d.taint()) })
+		default:
 			dim := dimOf(key)
 			g.Capacity[dim] = d.resource(dim)
 		}
@@ -674,10 +682,75 @@ func (d *decoder) job(j *Job) {
 			} else {
 				j.Estimate = v
 			}
+		case "node_selector":
+			j.NodeSelector = d.stringMap()
+		case "tolerations":
+			j.Tolerations = []Toleration{}
+			d.list(func(int) { j.Tolerations = append(j.Tolerations, d.toleration()) })
 		case "phases":
 			j.Phases = d.phases()
 		}
 	})
+}
+
+// stringMap decodes a mapping of strings to strings (labels, a node
+// selector), reporting duplicate keys and values that are not strings.
+func (d *decoder) stringMap() map[string]string {
+	if _, ok := d.want(kindObject, ""); !ok {
+		return nil
+	}
+	m := map[string]string{}
+	lines := map[string]int{}
+	d.src.beginObject()
+	for {
+		k, kline, more := d.src.key()
+		if !more {
+			break
+		}
+		key := string(k)
+		d.push(displayKey(k))
+		if first, dup := lines[key]; dup {
+			d.errorf(kline, "duplicate key (first at line %d)", first)
+			d.src.skip()
+		} else {
+			lines[key] = kline
+			m[key] = d.name()
+		}
+		d.pop()
+	}
+	return m
+}
+
+func (d *decoder) taint() Taint {
+	var t Taint
+	d.object(taintMapping, func(key string, line int) {
+		switch key {
+		case "key":
+			t.Key = d.name()
+		case "value":
+			t.Value = d.name()
+		case "effect":
+			t.Effect = d.name()
+		}
+	})
+	return t
+}
+
+func (d *decoder) toleration() Toleration {
+	var t Toleration
+	d.object(tolMapping, func(key string, line int) {
+		switch key {
+		case "key":
+			t.Key = d.name()
+		case "operator":
+			t.Operator = d.name()
+		case "value":
+			t.Value = d.name()
+		case "effect":
+			t.Effect = d.name()
+		}
+	})
+	return t
 }
 
 func (d *decoder) phases() []Phase {

@@ -20,6 +20,30 @@ func TestParseErrors(t *testing.T) {
 		name, source, doc string
 		want              string
 	}{
+		// Node pools.
+		{"node pools", "w.yaml", `version: 1
+cluster:
+  nodes:
+    - {vcores: 8, memory_mb: 8192, labels: {pool: small, "": x}}
+    - {vcores: 32, memory_mb: 8192, taints: [{key: dedicated, effect: Sometimes}, {key: "", effect: NoSchedule}]}
+jobs:
+  - {id: a, node_selector: {pool: small}, phases: [{tasks: 1, request: {vcores: 16, memory_mb: 1}, duration: 1}]}
+  - {id: b, node_selector: {pool: big}, phases: [` + okPhase + `]}
+  - {id: c, tolerations: [{operator: Equal}, {key: k, operator: Exists, value: v}, {operator: Maybe, effect: Later}], phases: [` + okPhase + `]}
+`, `w.yaml:4: cluster.nodes[0].labels: a key must not be empty
+w.yaml:5: cluster.nodes[1].taints[0].effect: "Sometimes" is not one of NoSchedule, PreferNoSchedule, NoExecute
+w.yaml:5: cluster.nodes[1].taints[1].key: must not be empty
+w.yaml:7: jobs[0].phases[0].request: <16 vcores, 1 MiB> fits on no node this job may use (by its node_selector and tolerations: cluster.nodes[0] <8 vcores, 8192 MiB>)
+w.yaml:8: jobs[1].node_selector: no node group admits this job (its node_selector must match a group's labels, its tolerations tolerate the group's NoSchedule and NoExecute taints)
+w.yaml:9: jobs[2].tolerations[0].key: must not be empty with operator Equal (an empty key with operator Exists tolerates every taint)
+w.yaml:9: jobs[2].tolerations[1].value: must be empty with operator Exists
+w.yaml:9: jobs[2].tolerations[2].operator: "Maybe" is not Equal or Exists
+w.yaml:9: jobs[2].tolerations[2].effect: "Later" is not one of NoSchedule, PreferNoSchedule, NoExecute (or empty: every effect)`},
+		{"duplicate selector key", "w.yaml", "version: 1\n" + okCluster + "jobs:\n  - id: a\n    node_selector:\n      pool: small\n      pool: big\n    phases: [" + okPhase + "]\n",
+			"w.yaml:7: jobs[0].node_selector.pool: duplicate key (first at line 6)"},
+		{"selector value not a string", "w.json", "{\"version\": 1, \"cluster\": {\"nodes\": [{\"vcores\": 1, \"memory_mb\": 1, \"labels\": {\"a\": 1}}]}, " +
+			"\"jobs\": [{\"id\": \"a\", \"phases\": [{\"tasks\": 1, \"request\": {\"vcores\": 1, \"memory_mb\": 1}, \"duration\": 1}]}]}",
+			"w.json:1: cluster.nodes[0].labels.a: must be a string, got a number"},
 		// Structure.
 		{"unknown root field", "w.yaml", "version: 1\nfoo: 1\n" + okCluster + okJobs,
 			"w.yaml:2: foo: unknown field (want one of version, cluster, queues, jobs)"},
@@ -35,13 +59,13 @@ jobs:
         request: {vcores: 1, mem: 1}
         duration: 1
         durations: [1]
-`, `w.yaml:4: cluster.nodes[0].cpu: unknown field (want one of count, vcores, memory_mb, gpus, disk_mb)
+`, `w.yaml:4: cluster.nodes[0].cpu: unknown field (want one of count, vcores, memory_mb, gpus, disk_mb, labels, taints)
 w.yaml:5: cluster.heartbeat: unknown field (want one of nodes, ideal, node_heartbeat, am_heartbeat, launch_delay, launch_jitter, external_load)
 w.yaml:10: jobs[0].phases[0].request.mem: unknown field (want one of vcores, memory_mb, gpus, disk_mb)
 w.yaml:12: jobs[0].phases[0].durations: unknown field (want one of name, tasks, request, duration, start_after)`},
 		{"unknown field json", "w.json", "{\"version\": 1,\n \"jobs\": [{\"id\": \"a\", \"\\u00e9\": {\"deep\": [1, {}]}}]}",
 			`w.json:1: cluster: is required
-w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, priority, am, deadline, estimate, phases)
+w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, priority, am, deadline, estimate, node_selector, tolerations, phases)
 w.json:2: jobs[0].phases: is required`},
 		{"duplicate key yaml", "w.yaml", "version: 1\n" + okCluster + "jobs:\n  - id: a\n    id: b\n    phases: [" + okPhase + "]\n",
 			"w.yaml:5: jobs[0].id: duplicate key (first at line 4)"},
@@ -199,9 +223,9 @@ jobs:
       - tasks: 1
         request: {vcores: 1, memory_mb: 1, gpus: 1}
         duration: 1
-`, `w.yaml:8: jobs[0].am: <8 vcores, 1 MB> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MB>)
-w.yaml:11: jobs[0].phases[0].request: <3 vcores, 10000 MB> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MB>)
-w.yaml:14: jobs[0].phases[1].request: <1 vcores, 1 MB, 1 gpus> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MB>)`},
+`, `w.yaml:8: jobs[0].am: <8 vcores, 1 MiB> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MiB>)
+w.yaml:11: jobs[0].phases[0].request: <3 vcores, 10000 MiB> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MiB>)
+w.yaml:14: jobs[0].phases[1].request: <1 vcores, 1 MiB, 1 gpus> fits on no node (largest: cluster.nodes[0] <4 vcores, 8192 MiB>)`},
 		{"zero request and start_after", "w.yaml", "version: 1\n" + okCluster + `jobs:
   - id: a
     phases:

@@ -52,7 +52,7 @@ jobs:
 	j := w.Jobs[0]
 	fmt.Println(j.ID, "in", j.Queue, "with", j.Tasks(), "tasks; map 1 takes", j.Phases[0].Duration(1))
 	// Output:
-	// 4 nodes, <64 vcores, 262144 MB>
+	// 4 nodes, <64 vcores, 262144 MiB>
 	// wordcount-1 in adhoc with 4 tasks; map 1 takes 45.5s
 }
 
@@ -77,7 +77,7 @@ jobs:
 	// w.yaml:7: jobs[0].phases[0].tasks: must be > 0
 	// w.yaml:8: jobs[1].id: duplicate id "a" (same as jobs[0])
 	// w.yaml:9: jobs[1].queue: unknown queue "etl"
-	// w.yaml:11: jobs[1].phases[0].request: <16 vcores, 1024 MB> fits on no node (largest: cluster.nodes[0] <8 vcores, 16384 MB>)
+	// w.yaml:11: jobs[1].phases[0].request: <16 vcores, 1024 MiB> fits on no node (largest: cluster.nodes[0] <8 vcores, 16384 MiB>)
 	// w.yaml:11: jobs[1].phases[0].duration: must be one duration or a list of 2 (one per task), got a list of 3
 }
 

@@ -191,6 +191,7 @@ func (c *checker) cluster(cl *Cluster) int {
 				valid = false
 			}
 		}
+		c.pools(&g)
 		c.pop(1)
 		if !valid {
 			continue
@@ -382,8 +383,12 @@ func (c *checker) job(j *Job, ids map[string]int, queues map[string]bool, nodes 
 			c.add("queue", "%q is a parent queue; jobs go to leaf queues", j.Queue)
 		}
 	}
+	placed := c.placement(j, nodes)
+	if !placed {
+		nodes = nil // the job may use no node: reported once, above
+	}
 	if c.vector("am", j.AM) && !j.AM.IsZero() {
-		c.fits("am", j.AM, nodes, largest)
+		c.fitsJob(j, "am", j.AM, nodes, largest)
 	}
 	if j.Deadline != 0 {
 		c.duration("deadline", j.Deadline, true)
@@ -397,13 +402,13 @@ func (c *checker) job(j *Job, ids map[string]int, queues map[string]bool, nodes 
 	c.push("phases")
 	for k := range j.Phases {
 		c.pushIndex(k)
-		c.phase(k, &j.Phases[k], nodes, largest)
+		c.phase(j, k, &j.Phases[k], nodes, largest)
 		c.pop(1)
 	}
 	c.pop(1)
 }
 
-func (c *checker) phase(k int, ph *Phase, nodes []NodeGroup, largest int) {
+func (c *checker) phase(j *Job, k int, ph *Phase, nodes []NodeGroup, largest int) {
 	c.utf8("name", ph.Name)
 	switch {
 	case ph.Tasks < 1:
@@ -415,7 +420,7 @@ func (c *checker) phase(k int, ph *Phase, nodes []NodeGroup, largest int) {
 		if ph.Request.IsZero() {
 			c.add("request", "must not be all zero")
 		} else {
-			c.fits("request", ph.Request, nodes, largest)
+			c.fitsJob(j, "request", ph.Request, nodes, largest)
 		}
 	}
 	switch n := len(ph.Durations); {
@@ -444,6 +449,123 @@ func (c *checker) phase(k int, ph *Phase, nodes []NodeGroup, largest int) {
 
 func durationsLenMsg(tasks, n int) string {
 	return fmt.Sprintf("must be one duration or a list of %d (one per task), got a list of %d", max(tasks, 0), n)
+}
+
+// fitsJob checks that a container request of job j fits on at least one
+// node the job may use, since a request no such node can hold would wait
+// forever.
+func (c *checker) fitsJob(j *Job, field string, v resource.Vector, nodes []NodeGroup, largest int) {
+	if largest < 0 || nodes == nil {
+		return // no valid node to compare with; the cluster is reported
+	}
+	if !j.Placed() && !pooled(nodes) {
+		c.fits(field, v, nodes, largest)
+		return
+	}
+	var may []string
+	for i := range nodes {
+		g := &nodes[i]
+		if g.Count <= 0 || !j.Admits(g) {
+			continue
+		}
+		if v.Fits(g.Capacity) {
+			return
+		}
+		may = append(may, fmt.Sprintf("cluster.nodes[%d] %s", i, g.Capacity))
+	}
+	c.add(field, "%s fits on no node this job may use (by its node_selector and tolerations: %s)", v, strings.Join(may, ", "))
+}
+
+// pooled reports whether some node group has a taint that keeps jobs off.
+func pooled(nodes []NodeGroup) bool {
+	for i := range nodes {
+		for _, t := range nodes[i].Taints {
+			if t.Effect == EffectNoSchedule || t.Effect == EffectNoExecute {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pools checks a node group's labels and taints.
+func (c *checker) pools(g *NodeGroup) {
+	for _, k := range sortedKeys(g.Labels) {
+		c.label("labels", k, g.Labels[k])
+	}
+	for i, t := range g.Taints {
+		c.push("taints")
+		c.pushIndex(i)
+		switch {
+		case t.Key == "":
+			c.add("key", "must not be empty")
+		case !utf8.ValidString(t.Key) || !utf8.ValidString(t.Value):
+			c.add("", "must be valid UTF-8")
+		}
+		switch t.Effect {
+		case EffectNoSchedule, EffectPreferNoSchedule, EffectNoExecute:
+		default:
+			c.add("effect", "%q is not one of NoSchedule, PreferNoSchedule, NoExecute", t.Effect)
+		}
+		c.pop(2)
+	}
+}
+
+// label checks one key and value of a label map (labels, node_selector).
+func (c *checker) label(field, k, v string) {
+	switch {
+	case k == "":
+		c.add(field, "a key must not be empty")
+	case !utf8.ValidString(k) || !utf8.ValidString(v):
+		c.add(field, "keys and values must be valid UTF-8")
+	}
+}
+
+// placement checks a job's node selector and tolerations, and reports
+// whether some node group admits the job.
+func (c *checker) placement(j *Job, nodes []NodeGroup) bool {
+	for _, k := range sortedKeys(j.NodeSelector) {
+		c.label("node_selector", k, j.NodeSelector[k])
+	}
+	for i, t := range j.Tolerations {
+		c.push("tolerations")
+		c.pushIndex(i)
+		switch t.Operator {
+		case "", OpEqual:
+			if t.Key == "" {
+				c.add("key", "must not be empty with operator Equal (an empty key with operator Exists tolerates every taint)")
+			}
+		case OpExists:
+			if t.Value != "" {
+				c.add("value", "must be empty with operator Exists")
+			}
+		default:
+			c.add("operator", "%q is not Equal or Exists", t.Operator)
+		}
+		switch t.Effect {
+		case "", EffectNoSchedule, EffectPreferNoSchedule, EffectNoExecute:
+		default:
+			c.add("effect", "%q is not one of NoSchedule, PreferNoSchedule, NoExecute (or empty: every effect)", t.Effect)
+		}
+		if !utf8.ValidString(t.Key) || !utf8.ValidString(t.Value) {
+			c.add("", "must be valid UTF-8")
+		}
+		c.pop(2)
+	}
+	if !j.Placed() && !pooled(nodes) {
+		return true
+	}
+	for i := range nodes {
+		if nodes[i].Count > 0 && j.Admits(&nodes[i]) {
+			return true
+		}
+	}
+	field := "node_selector"
+	if len(j.NodeSelector) == 0 {
+		field = "tolerations"
+	}
+	c.add(field, "no node group admits this job (its node_selector must match a group's labels, its tolerations tolerate the group's NoSchedule and NoExecute taints)")
+	return false
 }
 
 // fits checks that a container request fits on at least one node, since a

@@ -58,10 +58,15 @@ type Cluster struct {
 	ExternalLoad *ExternalLoad
 }
 
-// NodeGroup is Count identical machines.
+// NodeGroup is Count identical machines. Labels and Taints, both optional,
+// make it a node pool, as on Kubernetes: a job may run there only if its
+// NodeSelector matches the labels and its Tolerations tolerate every
+// NoSchedule and NoExecute taint (Job.Admits).
 type NodeGroup struct {
 	Count    int
 	Capacity resource.Vector
+	Labels   map[string]string
+	Taints   []Taint
 }
 
 // ExternalLoad is a piecewise-linear fraction of each node's capacity used by
@@ -114,6 +119,12 @@ type Job struct {
 	// FIFO, Capacity and Fair, higher first (YARN's application priority;
 	// live, the driver pod's spec.priority); 0 by default.
 	Priority int32
+
+	// NodeSelector and Tolerations, both optional, say which node groups
+	// the job's AM and tasks may use (Job.Admits), as a pod's
+	// nodeSelector and tolerations do.
+	NodeSelector map[string]string
+	Tolerations  []Toleration
 
 	Phases []Phase
 }

@@ -3,8 +3,10 @@ package workload
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,12 +49,13 @@ func Save(path string, w *Workload) (err error) {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return namePath(err, path)
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			err = namePath(err, path)
 		}
 	}()
 	var out io.Writer = tmp
@@ -79,6 +82,22 @@ func Save(path string, w *Workload) (err error) {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// namePath makes an error of writing the temporary file name the file the
+// user asked for: the temporary name is an internal detail, gone by the time
+// the user reads the message.
+func namePath(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = path
+		return err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &fs.PathError{Op: "rename", Path: path, Err: le.Err}
+	}
+	return err // not about a file: it names no temporary file either
 }
 
 // Write writes w in the given format. The output is deterministic and Parse
@@ -202,7 +221,77 @@ func (e *encoder) nodeGroup(g NodeGroup) {
 		e.int(int64(g.Count))
 	}
 	e.vectorFields(&first, g.Capacity)
+	if len(g.Labels) > 0 {
+		e.key(&first, ", ", "labels")
+		e.stringMap(g.Labels)
+	}
+	if len(g.Taints) > 0 {
+		e.key(&first, ", ", "taints")
+		e.s("[")
+		for i, t := range g.Taints {
+			if i > 0 {
+				e.s(", ")
+			}
+			f := true
+			e.s("{")
+			e.key(&f, ", ", "key")
+			e.str(t.Key)
+			if t.Value != "" {
+				e.key(&f, ", ", "value")
+				e.str(t.Value)
+			}
+			e.key(&f, ", ", "effect")
+			e.str(t.Effect)
+			e.s("}")
+		}
+		e.s("]")
+	}
 	e.s("}")
+}
+
+// stringMap writes labels or a node selector in flow style, keys sorted.
+func (e *encoder) stringMap(m map[string]string) {
+	e.s("{")
+	first := true
+	for _, k := range sortedKeys(m) {
+		if !first {
+			e.s(", ")
+		}
+		first = false
+		e.str(k)
+		e.s(": ")
+		e.str(m[k])
+	}
+	e.s("}")
+}
+
+func (e *encoder) tolerations(ts []Toleration) {
+	e.s("[")
+	for i, t := range ts {
+		if i > 0 {
+			e.s(", ")
+		}
+		f := true
+		e.s("{")
+		if t.Key != "" {
+			e.key(&f, ", ", "key")
+			e.str(t.Key)
+		}
+		if t.Operator != "" {
+			e.key(&f, ", ", "operator")
+			e.str(t.Operator)
+		}
+		if t.Value != "" {
+			e.key(&f, ", ", "value")
+			e.str(t.Value)
+		}
+		if t.Effect != "" {
+			e.key(&f, ", ", "effect")
+			e.str(t.Effect)
+		}
+		e.s("}")
+	}
+	e.s("]")
 }
 
 func (e *encoder) queue(q Queue) {
@@ -312,6 +401,14 @@ func (e *encoder) jobFields(j *Job, sep string) {
 	if j.Estimate != 0 {
 		e.key(&first, sep, "estimate")
 		e.duration(j.Estimate)
+	}
+	if len(j.NodeSelector) > 0 {
+		e.key(&first, sep, "node_selector")
+		e.stringMap(j.NodeSelector)
+	}
+	if len(j.Tolerations) > 0 {
+		e.key(&first, sep, "tolerations")
+		e.tolerations(j.Tolerations)
 	}
 	e.key(&first, sep, "phases")
 }

@@ -212,3 +212,25 @@ func TestSaveLoad(t *testing.T) {
 		t.Error("Save into a missing directory succeeded")
 	}
 }
+
+// TestRoundTripNodePools: node pools survive writing in both formats.
+func TestRoundTripNodePools(t *testing.T) {
+	w, err := Load("../examples/node-pools.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Jobs[0].Tolerations = []Toleration{{Key: "k", Operator: OpEqual, Value: "v", Effect: EffectNoExecute}, {Operator: OpExists}}
+	for _, f := range []Format{YAML, JSON} {
+		var b bytes.Buffer
+		if err := Write(&b, w, f); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse(b.Bytes(), "out")
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", f, err, b.String())
+		}
+		if !reflect.DeepEqual(got.Cluster.Nodes, w.Cluster.Nodes) || !reflect.DeepEqual(got.Jobs, w.Jobs) {
+			t.Errorf("%v: round trip changed the pools:\n%s", f, b.String())
+		}
+	}
+}

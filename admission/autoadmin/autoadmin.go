@@ -77,7 +77,9 @@ type Config struct {
 	// ColdStart, while no AM or no task runs, takes the averages from what
 	// the unfinished jobs declare (their AM and first-phase requests)
 	// instead of reserving Idle: a burst then gets a reservation that fits
-	// its jobs before any of them runs.
+	// its jobs before any of them runs. Jobs that declare no tasks (a live
+	// application, which asks as it goes) leave Idle in force: averaging
+	// nothing would reserve nothing.
 	ColdStart bool
 	// Packing replaces C_R by what containers of the average AM and task
 	// sizes can fill on each node: a node of 8 vcores holds two 3-vcore

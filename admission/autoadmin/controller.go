@@ -11,8 +11,10 @@ import (
 )
 
 // Controller is AutoAdmin as a spindle admission controller: the core asks
-// Admit for the first waiting job on every submission, node update, job end
-// and tick, which is ARC's waiting queue retried in order.
+// Admit for the first waiting job of each queue on every submission, node
+// update, job end and tick, which is ARC's waiting queue retried in order
+// (one queue per tenant: a job one tenant cannot start never holds back
+// another's).
 type Controller struct {
 	v        *sched.View
 	cfg      Config
@@ -64,6 +66,12 @@ type Controller struct {
 	backlog  map[sched.JobID]int
 	backlogN int
 
+	// pools caches, by placement class, the nodes a job that may not use
+	// every node may use (pools.go); poolAsk keeps an ask of each class to
+	// derive it again after the cluster changes.
+	pools   map[string]*pool
+	poolAsk map[string]sched.Ask
+
 	rec recorder
 }
 
@@ -77,7 +85,7 @@ type nodeShape struct {
 // New returns a controller over the core's view.
 func New(v *sched.View, cfg Config) *Controller {
 	cl := v.Cluster()
-	c := &Controller{v: v, cfg: cfg, capacity: cl.Capacity(), ric: NewRIC(cl.NumNodes())}
+	c := &Controller{v: v, cfg: cfg, capacity: cl.Capacity(), ric: NewRIC(cl.NumNodes()), poolAsk: map[string]sched.Ask{}}
 	for i := range cl.NumNodes() {
 		nc := cl.Node(cluster.NodeID(i)).Capacity()
 		k := slices.IndexFunc(c.shapes, func(s nodeShape) bool { return s.capacity == nc })
@@ -97,6 +105,7 @@ func New(v *sched.View, cfg Config) *Controller {
 	}
 	if cfg.Guard {
 		c.guard = newGuard(cl, sustainedLoad(v.LoadForecast()), v.LoadForecast() != nil)
+		c.guard.poolNodes = c.poolNodes
 		if cfg.HoldEarly {
 			c.held = newHolds(cl.NumNodes())
 			c.guard.sizes = true
@@ -128,7 +137,7 @@ func (c *Controller) predict() (capacity, reserve resource.Vector) {
 		if in.Known && c.cfg.Demand && c.demandJobs > 0 {
 			in.AvgTC = float64(c.demandSum[d]) / float64(c.demandJobs)
 		}
-		if !in.Known && c.cfg.ColdStart && c.declN > 0 {
+		if !in.Known && c.cfg.ColdStart && c.declN > 0 && c.declTC[d] > 0 {
 			in.Known = true
 			in.AvgAM = float64(c.declAM[d]) / float64(c.declN)
 			in.AvgTC = float64(c.declTC[d]) / float64(c.declN)
@@ -207,12 +216,18 @@ func (c *Controller) wouldAdmit(j *sched.Job) bool {
 	if !c.admissible(j.Spec().AM) {
 		return false
 	}
+	p := c.poolOf(j)
+	if p.key != "" {
+		if _, _, ok := c.poolTest(p, j.Spec().AM); !ok {
+			return false
+		}
+	}
 	if c.backlog != nil && c.backlogN > c.v.Cluster().NumNodes() {
 		return false
 	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		return c.guard.safe(j.Spec().AM, c.tasks, c.heldOf(j))
+		return c.guard.safe(j.Spec().AM, c.tasks, c.heldOf(j), p.key)
 	}
 	return true
 }
@@ -243,7 +258,7 @@ func (c *Controller) Admit(j *sched.Job) bool {
 	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		c.guard.admit(am, c.tasks, c.heldOf(j))
+		c.guard.admit(am, c.tasks, c.heldOf(j), c.poolOf(j).key)
 		if c.held != nil {
 			c.held.admit(j)
 		}
@@ -276,7 +291,7 @@ func (c *Controller) JobFinished(j *sched.Job) {
 	c.followBacklog(j)
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		c.guard.finish(c.tasks)
+		c.guard.finish(c.tasks, c.poolOf(j).key)
 	}
 	if c.held != nil {
 		c.held.finish(j, c.touch)
@@ -434,9 +449,15 @@ func (c *Controller) ContainerChanged(ct *sched.Container, _ sched.ContainerStat
 		c.amHeld = c.amHeld.Sub(ct.Request())
 	}
 	c.note()
-	if w := c.v.Waiting(); len(w) > 0 && !c.kicked && c.wouldAdmit(w[0]) {
-		c.kicked = true
-		c.v.Reconsider()
+	if c.waiting > 0 && !c.kicked {
+		c.v.AdmissionHeads(func(j *sched.Job) bool {
+			if c.wouldAdmit(j) {
+				c.kicked = true
+				c.v.Reconsider()
+				return false
+			}
+			return true
+		})
 	}
 }
 
@@ -592,4 +613,5 @@ var (
 	_ sched.AdoptObserver     = (*Controller)(nil)
 	_ sched.Explainer         = (*Controller)(nil)
 	_ sched.Reporter          = (*Controller)(nil)
+	_ sched.ClusterObserver   = (*Controller)(nil)
 )

@@ -28,6 +28,12 @@ type guard struct {
 	unplaced  map[resource.Vector]int // admitted AMs not yet allocated, by size
 	unplacedN int
 	shapes    map[resource.Vector]int // task requests of admitted, unfinished jobs: jobs asking each
+	// pshapes are the task requests of jobs that may use some nodes only
+	// (a node pool), by request and placement class: each must keep room
+	// on a node of its own pool, which poolNodes lists.
+	pshapes   map[poolShape]int
+	poolNodes func(class string) []cluster.NodeID
+	scratch   map[[2]resource.Vector]int
 
 	// sizes adds a second bound on how many nodes the items in flight can
 	// shut, from their total size (shapeSafe); it matters when they differ
@@ -44,6 +50,12 @@ type guard struct {
 	curve     bool
 }
 
+// poolShape is a task request of a job that may use some nodes only.
+type poolShape struct {
+	t     resource.Vector
+	class string
+}
+
 type kill struct {
 	cost  int64 // unplaced AMs needed to shut one node of the group
 	count int
@@ -51,7 +63,7 @@ type kill struct {
 
 func newGuard(cl *cluster.Cluster, sustained float64, curve bool) *guard {
 	g := &guard{groups: map[[2]resource.Vector]int{}, unplaced: map[resource.Vector]int{}, shapes: map[resource.Vector]int{},
-		sustained: sustained, curve: curve}
+		pshapes: map[poolShape]int{}, scratch: map[[2]resource.Vector]int{}, sustained: sustained, curve: curve}
 	for i := range cl.NumNodes() {
 		g.grow(cl.Node(cluster.NodeID(i)))
 	}
@@ -122,8 +134,10 @@ func (g *guard) set(id int, usable, am resource.Vector) {
 }
 
 // admit and place follow an AM, and any task held like one (hold), from
-// admission to its allocation; finish drops a job's task shapes.
-func (g *guard) admit(am resource.Vector, tasks, hold []resource.Vector) {
+// admission to its allocation; finish drops a job's task shapes. pool is
+// the placement class of a job that may use some nodes only, "" for one
+// that may use any.
+func (g *guard) admit(am resource.Vector, tasks, hold []resource.Vector, pool string) {
 	if !am.IsZero() {
 		g.unplaced[am]++
 		g.unplacedN++
@@ -135,7 +149,11 @@ func (g *guard) admit(am resource.Vector, tasks, hold []resource.Vector) {
 		}
 	}
 	for _, t := range tasks {
-		g.shapes[t]++
+		if pool == "" {
+			g.shapes[t]++
+		} else {
+			g.pshapes[poolShape{t, pool}]++
+		}
 	}
 }
 
@@ -149,8 +167,15 @@ func (g *guard) place(am resource.Vector) {
 	g.unplacedN--
 }
 
-func (g *guard) finish(tasks []resource.Vector) {
+func (g *guard) finish(tasks []resource.Vector, pool string) {
 	for _, t := range tasks {
+		if pool != "" {
+			k := poolShape{t, pool}
+			if g.pshapes[k]--; g.pshapes[k] <= 0 {
+				delete(g.pshapes, k)
+			}
+			continue
+		}
 		if g.shapes[t]--; g.shapes[t] <= 0 {
 			delete(g.shapes, t)
 		}
@@ -158,8 +183,11 @@ func (g *guard) finish(tasks []resource.Vector) {
 }
 
 // safe reports whether admitting a job with AM am, task requests tasks and
-// tasks held like AMs hold keeps every task shape placeable (see guard).
-func (g *guard) safe(am resource.Vector, tasks, hold []resource.Vector) bool {
+// tasks held like AMs hold keeps every task shape placeable (see guard):
+// a shape of a job that may use some nodes only (pool) on a node of its
+// pool. Unplaced AMs are assumed to land wherever they shut the most,
+// whatever their own constraints: the bound stays safe.
+func (g *guard) safe(am resource.Vector, tasks, hold []resource.Vector, pool string) bool {
 	n := g.unplacedN
 	var big, sum resource.Vector
 	for a, k := range g.unplaced {
@@ -174,33 +202,57 @@ func (g *guard) safe(am resource.Vector, tasks, hold []resource.Vector) bool {
 		}
 	}
 	for t := range g.shapes {
-		if !g.shapeSafe(t, n, big, sum) {
+		if !g.shapeSafe(g.groups, t, n, big, sum) {
+			return false
+		}
+	}
+	for k := range g.pshapes {
+		if !g.shapeSafe(g.poolGroups(k.class), k.t, n, big, sum) {
 			return false
 		}
 	}
 	for _, t := range tasks {
-		if g.shapes[t] == 0 && !g.shapeSafe(t, n, big, sum) {
-			return false
+		switch {
+		case pool == "" && g.shapes[t] == 0:
+			if !g.shapeSafe(g.groups, t, n, big, sum) {
+				return false
+			}
+		case pool != "" && g.pshapes[poolShape{t, pool}] == 0:
+			if !g.shapeSafe(g.poolGroups(pool), t, n, big, sum) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
+// poolGroups returns the nodes of a pool grouped as groups holds them all,
+// in scratch that the next call reuses.
+func (g *guard) poolGroups(class string) map[[2]resource.Vector]int {
+	clear(g.scratch)
+	for _, id := range g.poolNodes(class) {
+		if int(id) < len(g.usable) {
+			g.scratch[[2]resource.Vector{g.usable[id], g.am[id]}]++
+		}
+	}
+	return g.scratch
+}
+
 // shapeSafe reports whether n AMs of at most big each, sum in all, cannot
-// shut every node that fits a task t beside its placed AMs. Shutting a node
-// takes the fewest AMs that bring its room below t in some resource; the
-// worst placement shuts the cheapest nodes first. With sizes, a second
-// bound: nodes shut through resource d hold more than their slack (room − t)
-// in d, so the cheapest of them by slack have slacks summing below sum[d];
-// no placement shuts more nodes than the sum of those counts over
-// resources, and the guard keeps the smaller of the two bounds.
-func (g *guard) shapeSafe(t resource.Vector, n int, big, sum resource.Vector) bool {
-	if g.sizes && g.sizeBound(t, sum) {
+// shut every node of groups that fits a task t beside its placed AMs.
+// Shutting a node takes the fewest AMs that bring its room below t in some
+// resource; the worst placement shuts the cheapest nodes first. With sizes,
+// a second bound: nodes shut through resource d hold more than their slack
+// (room − t) in d, so the cheapest of them by slack have slacks summing
+// below sum[d]; no placement shuts more nodes than the sum of those counts
+// over resources, and the guard keeps the smaller of the two bounds.
+func (g *guard) shapeSafe(groups map[[2]resource.Vector]int, t resource.Vector, n int, big, sum resource.Vector) bool {
+	if g.sizes && g.sizeBound(groups, t, sum) {
 		return true
 	}
 	g.kills = g.kills[:0]
 	fits := 0
-	for k, count := range g.groups {
+	for k, count := range groups {
 		room := k[0].Sub(k[1])
 		if !t.Fits(room) {
 			continue
@@ -245,10 +297,10 @@ func (g *guard) shapeSafe(t resource.Vector, n int, big, sum resource.Vector) bo
 }
 
 // sizeBound reports whether the items in flight, sum in all, are too small
-// in total to shut every node that fits t (see shapeSafe).
-func (g *guard) sizeBound(t, sum resource.Vector) bool {
+// in total to shut every node of groups that fits t (see shapeSafe).
+func (g *guard) sizeBound(groups map[[2]resource.Vector]int, t, sum resource.Vector) bool {
 	fits, shut := 0, 0
-	for k, count := range g.groups {
+	for k, count := range groups {
 		if t.Fits(k[0].Sub(k[1])) {
 			fits += count
 		}
@@ -261,7 +313,7 @@ func (g *guard) sizeBound(t, sum resource.Vector) bool {
 			continue
 		}
 		g.slacks = g.slacks[:0]
-		for k, count := range g.groups {
+		for k, count := range groups {
 			room := k[0].Sub(k[1])
 			if !t.Fits(room) {
 				continue

@@ -58,9 +58,9 @@ func TestGuardSafe(t *testing.T) {
 			g.set(id, g.usable[id], am)
 		}
 		for _, am := range c.unplaced {
-			g.admit(am, nil, nil)
+			g.admit(am, nil, nil, "")
 		}
-		if got := g.safe(c.am, []resource.Vector{c.task}, c.hold); got != c.want {
+		if got := g.safe(c.am, []resource.Vector{c.task}, c.hold, ""); got != c.want {
 			t.Errorf("%s: safe %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -74,20 +74,20 @@ func TestGuardFollowsJobs(t *testing.T) {
 	g := newGuard(cl, 0, false)
 	big := []resource.Vector{v(8, 1024)}
 	for range 8 {
-		if !g.safe(v(1, 1), big, nil) {
+		if !g.safe(v(1, 1), big, nil, "") {
 			t.Fatal("refused before 9 AMs were in flight")
 		}
-		g.admit(v(1, 1), big, nil)
+		g.admit(v(1, 1), big, nil, "")
 	}
-	if g.safe(v(1, 1), nil, nil) {
+	if g.safe(v(1, 1), nil, nil, "") {
 		t.Fatal("a 9th AM in flight could shut the only node for the admitted jobs' 8-vcore tasks")
 	}
 	g.place(v(1, 1))
 	g.set(1, g.usable[1], v(1, 1)) // landed on the small node
-	if !g.safe(v(1, 1), nil, nil) {
+	if !g.safe(v(1, 1), nil, nil, "") {
 		t.Fatal("with one AM placed on the small node, 8 in flight cannot shut the big one")
 	}
-	g.finish(big)
+	g.finish(big, "")
 	if len(g.shapes) != 1 {
 		t.Fatalf("shapes %v after one of 8 jobs finished", g.shapes)
 	}
@@ -127,7 +127,7 @@ func TestGuardFollowsLiveNodes(t *testing.T) {
 	cl, led := cluster.New([]resource.Vector{v(4, 16384)})
 	g := newGuard(cl, 0, false)
 	task := []resource.Vector{v(8, 1024)}
-	if g.safe(v(1, 1), task, nil) {
+	if g.safe(v(1, 1), task, nil, "") {
 		t.Fatal("an 8-vcore task fits no node yet")
 	}
 	big, err := led.AddNode("big", v(16, 65536))
@@ -135,14 +135,14 @@ func TestGuardFollowsLiveNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.node(big, resource.Vector{})
-	if !g.safe(v(1, 1), task, nil) {
+	if !g.safe(v(1, 1), task, nil, "") {
 		t.Fatal("the joined 16-vcore node fits the task beside one AM")
 	}
 	if err := led.SetHeld(big.ID(), v(8, 0)); err != nil {
 		t.Fatal(err)
 	}
 	g.node(big, resource.Vector{})
-	if g.safe(v(1, 1), task, nil) {
+	if g.safe(v(1, 1), task, nil, "") {
 		t.Fatal("with 8 of 16 vcores held by others, one AM shuts the node for an 8-vcore task")
 	}
 	if err := led.SetHeld(big.ID(), resource.Vector{}); err != nil {
@@ -152,7 +152,7 @@ func TestGuardFollowsLiveNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.node(big, resource.Vector{})
-	if g.safe(v(1, 1), task, nil) {
+	if g.safe(v(1, 1), task, nil, "") {
 		t.Fatal("a cordoned node offers nothing")
 	}
 }
@@ -184,10 +184,67 @@ func TestGuardSizeBound(t *testing.T) {
 		g := newGuard(cl, 0, false)
 		g.sizes = c.sizes
 		for _, x := range c.inFlight {
-			g.admit(x, nil, nil)
+			g.admit(x, nil, nil, "")
 		}
-		if got := g.safe(resource.Vector{}, []resource.Vector{v(1, 1024)}, nil); got != c.want {
+		if got := g.safe(resource.Vector{}, []resource.Vector{v(1, 1024)}, nil, ""); got != c.want {
 			t.Errorf("%s: safe %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// A task shape of a job in a node pool must keep room on a node of its
+// pool: on a 4-vcore node beside a 16-vcore one, a 2-vcore task is shut out
+// of the small node by 3 AMs of 1 vcore, (4 − 2)/1 + 1, while the big node,
+// which the pool excludes, would take it beside 14 more.
+func TestGuardPools(t *testing.T) {
+	v := resource.New
+	cl, _ := cluster.New([]resource.Vector{v(4, 4096), v(16, 16384)})
+	g := newGuard(cl, 0, false)
+	g.poolNodes = func(class string) []cluster.NodeID {
+		if class == "small" {
+			return []cluster.NodeID{0}
+		}
+		return nil
+	}
+	task := []resource.Vector{v(2, 1024)}
+	cases := []struct {
+		name     string
+		unplaced int
+		pool     string
+		want     bool
+	}{
+		{"pool, 2 AMs in flight with this one", 1, "small", true},
+		{"pool, 3 AMs in flight with this one", 2, "small", false},
+		{"any node, 3 AMs in flight", 2, "", true},
+		{"a pool with no node", 0, "none", false},
+	}
+	for _, c := range cases {
+		g := newGuard(cl, 0, false)
+		g.poolNodes = func(class string) []cluster.NodeID {
+			if class == "small" {
+				return []cluster.NodeID{0}
+			}
+			return nil
+		}
+		for range c.unplaced {
+			g.admit(v(1, 1), nil, nil, "")
+		}
+		if got := g.safe(v(1, 1), task, nil, c.pool); got != c.want {
+			t.Errorf("%s: safe %v, want %v", c.name, got, c.want)
+		}
+	}
+	// Admitted, the pool's shape is checked for every later job, pinned
+	// or not.
+	g.admit(v(1, 1), task, nil, "small")
+	if !g.safe(v(1, 1), nil, nil, "") {
+		t.Error("a second AM in flight cannot shut the small node for the pinned task")
+	}
+	g.admit(v(1, 1), nil, nil, "")
+	if g.safe(v(1, 1), nil, nil, "") {
+		t.Error("a third AM in flight could shut the small node, the pinned job's only one")
+	}
+	g.finish(task, "small")
+	if len(g.pshapes) != 0 {
+		t.Errorf("pool shapes %v after the pinned job finished", g.pshapes)
 	}
 }

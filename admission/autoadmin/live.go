@@ -24,13 +24,20 @@ func (c *Controller) WaitReason(j *sched.Job) string {
 		parts = append(parts, fmt.Sprintf("%s %s left after admitted AMs, AM needs %s, reserve R_R = %s for tasks",
 			d.Name(), amount(d, left), amount(d, am[d]), amount(d, reserve[d])))
 	}
-	if len(parts) == 0 && c.guard != nil {
+	if len(parts) > 0 {
+		return "AutoAdmin: " + strings.Join(parts, "; ")
+	}
+	if why := c.poolReason(j); why != "" {
+		return why
+	}
+	if c.backlog != nil && c.backlogN > c.v.Cluster().NumNodes() {
+		return fmt.Sprintf("AutoAdmin: %d task containers of admitted jobs wait for room, more than one per node", c.backlogN)
+	}
+	if c.guard != nil && !c.wouldAdmit(j) {
 		return "AutoAdmin: deadlock guard: with this AM admitted, the admitted jobs' tasks might fit beside the AMs on no node; waits for an admitted job to end"
 	}
-	if len(parts) == 0 {
-		return "AutoAdmin: waits behind an earlier job in the admission queue"
-	}
-	return "AutoAdmin: " + strings.Join(parts, "; ")
+	// Nothing refuses it now: the core asks again on the next change.
+	return "AutoAdmin: admissible now; admitted at the next retry"
 }
 
 func amount(d resource.Dim, v int64) string {

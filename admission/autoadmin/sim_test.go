@@ -195,3 +195,62 @@ func TestDefaultsSurviveWhatThePaperRuleDeadlocks(t *testing.T) {
 		}
 	}
 }
+
+// poolCase: four jobs pinned by a node selector to a node of 4 vcores,
+// beside a 32-vcore node that a taint reserves for others, in ideal mode.
+// Each has an AM of 1 vcore and one task of 1 vcore that runs 10 s.
+const poolCase = `
+version: 1
+cluster:
+  ideal: true
+  nodes:
+    - {vcores: 4, memory_mb: 16384, labels: {pool: small}}
+    - {vcores: 32, memory_mb: 131072, taints: [{key: dedicated, effect: NoSchedule}]}
+jobs:
+  - {id: J1, node_selector: {pool: small}, am: {vcores: 1, memory_mb: 1024}, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+  - {id: J2, node_selector: {pool: small}, am: {vcores: 1, memory_mb: 1024}, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+  - {id: J3, node_selector: {pool: small}, am: {vcores: 1, memory_mb: 1024}, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+  - {id: J4, node_selector: {pool: small}, am: {vcores: 1, memory_mb: 1024}, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
+`
+
+// TestNodePoolsHandComputed: without admission control the four AMs take
+// the small node's 4 vcores at 0 and no task ever runs. Counted on the
+// whole cluster (36 vcores, R_R = 40 % → 15) ARC would admit all four; on
+// the small node alone R_R is 40 % of 4 = 1.6 → 2 vcores, so ARC admits
+// while 4 − held − 1 ≥ 2: J1 and J2 at 0, whose tasks run [0, 10]. With
+// them running R_R = 4·1/(1+1) = 2 still, and J3 waits (4 − 2 − 1 < 2)
+// until J1 and J2 end at 10; then J3 and J4 pass (4 − 0 − 1, 4 − 1 − 1 ≥ 2)
+// and run [10, 20].
+func TestNodePoolsHandComputed(t *testing.T) {
+	_, s := runCase(t, poolCase, "fair:max_am_share=-1", "none")
+	if !s.Deadlocked || s.JobsCompleted != 0 {
+		t.Fatalf("without admission control: deadlocked %v, %d completed; want the small node deadlocked", s.Deadlocked, s.JobsCompleted)
+	}
+	for _, adm := range []string{"autoadmin", "autoadmin:guard=false,dims=vcores"} {
+		jobs, s := runCase(t, poolCase, "fair:max_am_share=-1", adm)
+		if s.Deadlocked || s.JobsCompleted != 4 {
+			t.Fatalf("%s: deadlocked %v, %d jobs completed", adm, s.Deadlocked, s.JobsCompleted)
+		}
+		want := []expect{{"J1", 0, 0, 10}, {"J2", 0, 0, 10}, {"J3", 10, 10, 20}, {"J4", 10, 10, 20}}
+		for i, w := range want {
+			j := jobs[i]
+			if j.ID != w.id || *j.Admit != w.admit || *j.Wait != w.wait || *j.JCT != w.jct {
+				t.Errorf("%s: %s: admit %v, wait %v, JCT %v; want %v, %v, %v", adm, j.ID, *j.Admit, *j.Wait, *j.JCT, w.admit, w.wait, w.jct)
+			}
+		}
+	}
+	// The example that shows it on the command line finishes too.
+	for _, adm := range []string{"autoadmin", "autoadmin+"} {
+		w, err := workload.Load("../../examples/node-pools.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := runner.Run(runner.Spec{Workload: w, Policy: "fair:max_am_share=-1", Admission: adm, Seed: 1, Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Summary.Deadlocked || o.Summary.JobsCompleted != len(w.Jobs) {
+			t.Errorf("examples/node-pools.yaml under %s: deadlocked %v, %d of %d completed", adm, o.Summary.Deadlocked, o.Summary.JobsCompleted, len(w.Jobs))
+		}
+	}
+}

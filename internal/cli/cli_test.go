@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 const tiny = "../../examples/tiny.json"
 
-// The JSON keys DESIGN §7 promises.
+// The JSON keys docs/design.md ("Output contract") promises.
 var contractKeys = []string{"policy", "admission", "jobs_total", "jobs_completed", "deadlocked", "makespan_s",
 	"wait_avg_s", "wait_median_s", "jct_avg_s", "jct_median_s", "jct_p95_s", "throughput_jobs_per_h",
 	"utilization_avg", "categories", "deadline_met_frac", "events", "wall_s"}
@@ -121,7 +122,7 @@ func TestCompare(t *testing.T) {
 	if strings.Join(got, " ") != "fifo fair:max_am_share=-1 drf" {
 		t.Fatalf("policies %v", got)
 	}
-	for _, d := range []string{"fifo", "fair_max_am_share=-1", "drf"} {
+	for _, d := range []string{"fifo", "fair%3Amax_am_share=-1", "drf"} {
 		if _, err := os.Stat(filepath.Join(dir, d, "summary.json")); err != nil {
 			t.Errorf("missing %s/summary.json: %v", d, err)
 		}
@@ -211,5 +212,142 @@ func TestSimulateNotesMissingEstimates(t *testing.T) {
 	_, stderr, code = run(t, "simulate", "-w", "../../examples/mixed.yaml", "-p", "fair", "-q")
 	if code != 0 || strings.Contains(stderr, "estimate") {
 		t.Errorf("fair: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A deadlocked run says so and reports the span it covered and the
+// utilization over it in every output: the text table, summary.json and the
+// report's utilisation strip (am-burst under fair, whose AMs hold the whole
+// cluster from the fourth second on).
+func TestDeadlockedRunReportsSpan(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := run(t, "compare", "-w", "../../examples/am-burst.yaml", "-p", "fair,drf", "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 {
+			rows[strings.Join(f[:len(f)-2], " ")] = f[len(f)-2:]
+		}
+	}
+	if got := rows["deadlocked"]; len(got) != 2 || got[0] != "true" || got[1] != "false" {
+		t.Errorf("deadlocked row %v", got)
+	}
+	if got := rows["makespan (s)"]; len(got) != 2 || got[0] != "-" {
+		t.Errorf("makespan row %v: want - for fair, which completed no job", got)
+	}
+	var sum struct {
+		Span *float64 `json:"span_s"`
+		End  float64  `json:"end_s"`
+		Util float64  `json:"utilization_avg"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "fair", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Span == nil || *sum.Span != sum.End || sum.Util <= 0.5 || sum.Util > 1 {
+		t.Fatalf("fair's summary: span %v, end %v, utilization %v", sum.Span, sum.End, sum.Util)
+	}
+	if got := rows["span to the stop (s)"]; len(got) != 2 || got[0] != fmt.Sprintf("%.1f", *sum.Span) {
+		t.Errorf("span row %v, want %.1f first", got, *sum.Span)
+	}
+	if got := rows["utilization"]; len(got) != 2 || got[0] != fmt.Sprintf("%.3f", sum.Util) {
+		t.Errorf("utilization row %v, want %.3f first", got, sum.Util)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("mean %.1f %% over the %.1f s the run covered; it ended deadlocked", sum.Util*100, *sum.Span)
+	if !strings.Contains(string(page), want) {
+		t.Errorf("report.html lacks %q", want)
+	}
+}
+
+// Each defect a new user hit is a clear, bounded error that names what is
+// wrong: no out-of-memory, no goroutine trace, no temporary file.
+func TestBadInputIsAClearError(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-dir", "w.json")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"tasks per job", []string{"generate", "synthetic", "--nodes", "2", "--jobs", "2", "--tasks-per-job", "1e12", "-o", filepath.Join(dir, "a.json")},
+			"2e+12 tasks, more than the 100000000"},
+		{"synthetic jobs", []string{"generate", "synthetic", "--nodes", "2", "--jobs", "2000000000", "--tasks-per-job", "2", "-o", filepath.Join(dir, "b.json")},
+			"--jobs 2000000000 is more than the 2000000"},
+		{"djsf-google jobs", []string{"generate", "djsf-google", "--jobs", "2000000000", "-o", filepath.Join(dir, "c.json")},
+			"djsf-google: --jobs 2000000000 is more than the 2000000"},
+		{"empty policy list", []string{"compare", "-w", tiny, "-p", ""}, "-p: no policy named"},
+		{"policy twice", []string{"compare", "-w", tiny, "-p", "fair,fair", "-o", filepath.Join(dir, "twice")}, `policy "fair" is given twice`},
+		{"no parallelism", []string{"compare", "-w", tiny, "-p", "fifo", "-j", "0"}, "-j/--parallel must be at least 1, got 0"},
+		{"sweep no parallelism", []string{"sweep", "-w", tiny, "-p", "fifo", "--static", "0:2:1", "-j", "0"}, "-j/--parallel must be at least 1"},
+		{"experiments no parallelism", []string{"experiments", "dress", "-j", "-1", "--print"}, "-j/--parallel must be at least 1"},
+		{"negative AM share", []string{"simulate", "-w", tiny, "-p", "fair:max_am_share=-0.5"}, "max_am_share: -0.5 is neither a share in [0, 1] nor -1"},
+		{"static above the cluster", []string{"simulate", "-w", tiny, "-p", "fair", "-a", "static:1e9"}, "more vcores for tasks than the cluster has (4 vcores)"},
+		{"static beyond any cluster", []string{"simulate", "-w", tiny, "-p", "fair", "-a", "static:1e300"}, "more than any cluster"},
+		{"unknown trace key", []string{"simulate", "--trace", "swf:f,bogus=1", "-p", "fair"}, `unknown trace option "bogus"`},
+		{"unwritable output", []string{"generate", "synthetic", "--nodes", "2", "--jobs", "2", "--tasks-per-job", "2", "-o", missing}, missing + ": no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := run(t, tt.args...)
+			if code == 0 {
+				t.Fatalf("exit 0; want an error")
+			}
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr %q lacks %q", errOut, tt.want)
+			}
+			for _, bad := range []string{"goroutine", ".tmp", "panic"} {
+				if strings.Contains(errOut, bad) {
+					t.Errorf("stderr names %q: %s", bad, errOut)
+				}
+			}
+		})
+	}
+	// -1 is YARN's "no AM limit" and stays allowed.
+	if _, errOut, code := run(t, "simulate", "-w", tiny, "-p", "fair:max_am_share=-1", "-q"); code != 0 {
+		t.Errorf("max_am_share=-1 refused: %s", errOut)
+	}
+}
+
+// compare -o names each run's directory after its policy as written.
+func TestCompareDirectoriesArePoliciesAsWritten(t *testing.T) {
+	dir := t.TempDir()
+	if _, errOut, code := run(t, "compare", "-w", tiny, "-p", "dress+,dress,fair:max_am_share=-1", "-o", dir, "-q"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for spec, name := range map[string]string{"dress+": "dress+", "dress": "dress", "fair:max_am_share=-1": "fair%3Amax_am_share=-1"} {
+		b, err := os.ReadFile(filepath.Join(dir, name, "summary.json"))
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil || m["policy"] != spec {
+			t.Errorf("%s/summary.json is policy %v, want %s (%v)", name, m["policy"], spec, err)
+		}
+	}
+	got, err := dirNamesOf([]string{"a:b", "a%3Ab"})
+	if err != nil || got[0] != "a%3Ab" || got[1] != "a%253Ab" {
+		t.Errorf("mapping not one to one: %v, %v", got, err)
+	}
+}
+
+func TestExperimentsHelpListsThem(t *testing.T) {
+	out, _, code := run(t, "experiments", "--help")
+	if code != 0 {
+		t.Fatal("experiments --help failed")
+	}
+	for _, name := range []string{"adaptive", "autoadmin", "djsf", "dress", "traces"} {
+		if !strings.Contains(out, "\n  "+name+" ") {
+			t.Errorf("experiments --help does not list %s:\n%s", name, out)
+		}
 	}
 }

@@ -18,9 +18,17 @@ func newExperiments() *cobra.Command {
 		Short: "Regenerate a reproduction report section of EXPERIMENTS.md",
 		Long: `Run one paper's evaluation over several seeds and write its section of
 EXPERIMENTS.md in place (other sections are kept), next to the paper's own
-numbers. --print writes the section to stdout instead.`,
+numbers. --print writes the section to stdout instead.
+
+Experiments:
+` + experimentList(),
+		Example: `  spindle experiments dress --seeds 5
+  spindle experiments djsf --seeds 1 --print`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkParallel(cmd, cfg.Parallel); err != nil {
+				return err
+			}
 			e, ok := experiments.Lookup(args[0])
 			if !ok {
 				var names []string
@@ -53,4 +61,13 @@ numbers. --print writes the section to stdout instead.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "EXPERIMENTS.md", "the markdown file to update")
 	cmd.Flags().BoolVar(&print, "print", false, "print the section instead of writing the file")
 	return cmd
+}
+
+// experimentList is the registry's experiments, one a line, for --help.
+func experimentList() string {
+	var b strings.Builder
+	for _, e := range experiments.All() {
+		fmt.Fprintf(&b, "  %-10s %s\n", e.Name, e.Title)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

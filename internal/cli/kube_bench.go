@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -35,9 +36,17 @@ created.
 
 --qps and --burst are this command's own client limits: keep them high, so
 creating the pods is not what is measured. The scheduler's limits are set
-where it is started (kube-scheduler: --kube-api-qps/--kube-api-burst).`,
-		Example: `  spindle kube bench --scheduler-name default-scheduler --nodes 1000 --jobs 5 --pods 5000`,
-		Args:    cobra.NoArgs,
+where it is started (kube-scheduler: --kube-api-qps/--kube-api-burst).
+
+--scheduler-name ` + bench.BinderName + ` measures the apiserver's own ceiling: this
+command then also runs a trivial binder that binds each pod to the next node
+in turn as fast as it can (256 bindings in flight, a client of its own with
+the same --qps and --burst), with no model of resources, jobs or queues. No
+scheduler that binds one pod per API call can beat it on the same cluster.`,
+		Example: `  spindle kube bench --scheduler-name default-scheduler --nodes 1000 --jobs 5 --pods 5000
+  spindle kube bench --scheduler-name spindle --nodes 1000 --jobs 25 --pods 5000
+  spindle kube bench --scheduler-name ` + bench.BinderName + ` --nodes 1000 --jobs 5 --pods 5000`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cs, err := kubeClient(kubeconfig, qps, burst)
 			if err != nil {
@@ -45,6 +54,16 @@ where it is started (kube-scheduler: --kube-api-qps/--kube-api-burst).`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if sched == bench.BinderName {
+				bc, err := kubeClient(kubeconfig, qps, burst)
+				if err != nil {
+					return err
+				}
+				bctx, cancel := context.WithCancel(ctx)
+				done := make(chan error, 1)
+				go func() { done <- (&bench.Binder{Client: bc}).Run(bctx) }()
+				defer func() { cancel(); <-done }()
+			}
 			res, err := bench.Run(ctx, bench.Options{
 				Client: cs, Namespace: ns, SchedulerName: sched, Nodes: nodes, Jobs: jobs, Pods: pods,
 				Workers: workers, Timeout: timeout,

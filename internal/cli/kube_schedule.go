@@ -32,6 +32,9 @@ type scheduleFlags struct {
 	qps                                         float32
 	burst                                       int
 	logLevel, httpAddress                       string
+	probeAddress, httpAuth                      string
+	trustLoopback                               bool
+	tlsCert, tlsKey                             string
 }
 
 func newKubeSchedule() *cobra.Command {
@@ -50,9 +53,18 @@ job's queue is its spindle.io/queue label, else its namespace, mapped to the
 queues of --config (YAML: queues with capacity and max_capacity, and a
 default_queue). A node offers its allocatable less what pods of other
 schedulers request on it; nodeSelector, required node affinity, taints and
-tolerations, cordoned and NotReady nodes are respected. Executors are never
-bound before their driver runs; a driver held by admission control stays
-Pending with PodScheduled=False and an Event saying what it waits for.
+tolerations, cordoned and NotReady nodes are respected, and so is each
+node's pods allocatable. Executors are never bound before their driver runs;
+a driver held by admission control stays Pending with PodScheduled=False and
+an Event saying what it waits for.
+
+Admission control is AutoAdmin unless -a says otherwise: it admits a driver
+only while the drivers leave room for executors, which is what keeps a burst
+of Spark applications from filling the cluster with drivers whose executors
+can never run (binding executors only after their driver runs does not
+prevent that). -a none turns it off. A job whose driver fits no node waits
+without holding back any other, and each queue is admitted in its own
+order.
 
 No state is kept outside the apiserver: on start the scheduler lists nodes
 and pods and adopts the pods already bound, so a restart loses nothing and
@@ -69,17 +81,22 @@ is used.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else the in-cluster configuration)")
 	fl.StringVarP(&f.policy, "policy", "p", "", "scheduling policy, e.g. fifo, fair, drf, dress (see 'spindle policies')")
-	fl.StringVarP(&f.admission, "admission", "a", "none", "admission controller: none, static:<vcores>, autoadmin (see 'spindle policies')")
+	fl.StringVarP(&f.admission, "admission", "a", "autoadmin", "admission controller: autoadmin (the default: it keeps room for executors so that a burst of drivers cannot deadlock the cluster), autoadmin+, static:<vcores>, or none (no protection; see 'spindle policies')")
 	fl.StringVar(&f.config, "config", "", "configuration file (YAML): queues with capacity and max_capacity, default_queue")
 	fl.StringVar(&f.name, "scheduler-name", "spindle", "schedule the pods whose spec.schedulerName is this")
 	fl.BoolVar(&f.leaderElect, "leader-elect", false, "take a coordination.k8s.io Lease before scheduling, so that several replicas can run")
 	fl.StringVar(&f.leaseNamespace, "lease-namespace", "kube-system", "namespace of the leader-election Lease")
 	fl.StringVar(&f.leaseName, "lease-name", "", "name of the leader-election Lease (default the scheduler name)")
-	fl.IntVar(&f.workers, "bind-workers", 16, "API calls (bindings, status updates) in flight at most")
+	fl.IntVar(&f.workers, "bind-workers", kube.DefaultBindWorkers, "bindings in flight at most (the client's --qps and --burst still bound their rate)")
 	fl.Float32Var(&f.qps, "qps", 50, "client-side limit on API requests per second, for bindings and reads; Events and pod conditions have a second client with the same limits")
 	fl.IntVar(&f.burst, "burst", 100, "client-side burst of API requests")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
-	fl.StringVar(&f.httpAddress, "http-address", observe.DefaultAddress, "serve /metrics, /healthz, /readyz, the read-only JSON API (/api/v1/...) and the status page here; \"off\" serves nothing")
+	fl.StringVar(&f.httpAddress, "http-address", observe.DefaultAddress, "serve /metrics, the read-only JSON API (/api/v1/...), the status page and the probes here; \"off\" serves nothing")
+	fl.StringVar(&f.probeAddress, "probe-address", "", "also serve the probes (/healthz, /livez, /readyz), and only them, here, over HTTP without authentication (for the kubelet)")
+	fl.StringVar(&f.httpAuth, "http-auth", "none", "who may read --http-address: none (anyone who reaches it; loopback addresses only) or kubernetes (HTTPS; a bearer token the apiserver authenticates (TokenReview) and authorizes to get the path (SubjectAccessReview); probes stay open)")
+	fl.BoolVar(&f.trustLoopback, "http-trust-loopback", false, "with --http-auth=kubernetes, serve requests from loopback without a token (in a pod: kubectl port-forward and the container itself)")
+	fl.StringVar(&f.tlsCert, "tls-cert-file", "", "with --http-auth=kubernetes, the serving certificate (PEM); default a self-signed one made at start")
+	fl.StringVar(&f.tlsKey, "tls-key-file", "", "the key of --tls-cert-file (PEM)")
 	return cmd
 }
 
@@ -101,6 +118,9 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	if f.qps <= 0 || f.burst <= 0 {
 		return usagef("--qps and --burst must be positive")
 	}
+	if err := checkHTTPFlags(f); err != nil {
+		return err
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return usagef("--log-level: %q is not one of debug, info, warn, error", f.logLevel)
@@ -109,18 +129,21 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	if err != nil {
 		return err
 	}
-	client, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler")
+	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	// Both clients wait out an apiserver outage and go on the moment it
+	// answers, rather than backing off through it (kube.Reconnect).
+	rc := &kube.Reconnect{Log: log}
+	client, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler", rc)
 	if err != nil {
 		return err
 	}
 	// Events and PodScheduled conditions go through a client of their own,
 	// with its own rate limiter (as kube-scheduler's Events do), so that
 	// what the scheduler says about waiting pods never slows its bindings.
-	statusClient, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler-status")
+	statusClient, err := scheduleClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler-status", rc)
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	rec := observe.NewRecorder(observe.Options{})
 	s, err := kube.New(kube.Options{
 		Client: client, StatusClient: statusClient, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af, AdmissionName: f.admission,
@@ -131,22 +154,11 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if f.httpAddress != "off" {
-		// Listen first, so that a port clash fails at once.
-		ln, err := observe.Listen(f.httpAddress)
-		if err != nil {
-			return err
-		}
-		served := make(chan error, 1)
-		go func() { served <- rec.Serve(ctx, ln) }()
-		defer func() {
-			stop()
-			if err := <-served; err != nil {
-				log.Error("http", "err", err)
-			}
-		}()
-		log.Info("serving status", "address", ln.Addr().String())
+	stopServing := func() {}
+	if err := serveHTTP(ctx, f, statusClient, rec, log, &stopServing); err != nil {
+		return err
 	}
+	defer stopServing()
 	log.Info("starting", "scheduler", f.name, "policy", f.policy, "admission", f.admission, "leader_elect", f.leaderElect)
 	if !f.leaderElect {
 		rec.SetRole(observe.RoleSolo)
@@ -212,7 +224,7 @@ func runLeader(ctx context.Context, client kubernetes.Interface, f *scheduleFlag
 
 // scheduleClient builds a client from a kubeconfig file, $KUBECONFIG, or
 // the in-cluster configuration, in that order.
-func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string) (*kubernetes.Clientset, error) {
+func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string, rc *kube.Reconnect) (*kubernetes.Clientset, error) {
 	if kubeconfig == "" {
 		kubeconfig = os.Getenv("KUBECONFIG")
 	}
@@ -225,6 +237,9 @@ func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string)
 	}
 	cfg.QPS, cfg.Burst = qps, burst
 	cfg.UserAgent = userAgent
+	if rc != nil {
+		rc.Wrap(cfg)
+	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)

@@ -18,7 +18,7 @@ func TestKubeScheduleHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"--kubeconfig", "--policy", "--admission", "--config", "--scheduler-name", "--leader-elect", "--http-address", "spindle.io/job", "spark-role=driver"} {
+	for _, want := range []string{"--kubeconfig", "--policy", "--admission", "--config", "--scheduler-name", "--leader-elect", "--http-address", "--probe-address", "--http-auth", "spindle.io/job", "spark-role=driver"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -43,6 +43,14 @@ func TestKubeScheduleBadInput(t *testing.T) {
 		{[]string{"kube", "schedule", "-p", "fifo", "--log-level", "loud"}, 2, "--log-level"},
 		{[]string{"kube", "schedule", "-p", "fifo", "--config", badCfg}, 1, "queues[0].capacity"},
 		{[]string{"kube", "schedule", "-p", "fifo", "--kubeconfig", noCluster}, 1, "missing-kubeconfig"},
+		// The API names namespaces and pods: not on the network without
+		// authentication.
+		{[]string{"kube", "schedule", "-p", "fifo", "--http-address", "0.0.0.0:10261"}, 2, "needs --http-auth=kubernetes"},
+		{[]string{"kube", "schedule", "-p", "fifo", "--http-address", ":10261"}, 2, "is not a loopback address"},
+		{[]string{"kube", "schedule", "-p", "fifo", "--http-auth", "basic"}, 2, `--http-auth: "basic"`},
+		{[]string{"kube", "schedule", "-p", "fifo", "--http-trust-loopback"}, 2, "need --http-auth=kubernetes"},
+		{[]string{"kube", "schedule", "-p", "fifo", "--http-auth", "kubernetes", "--tls-cert-file", "c.pem"}, 2, "go together"},
+		{[]string{"kube", "schedule", "-p", "fifo", "--probe-address", "127.0.0.1:10261"}, 2, "must differ"},
 	}
 	for _, c := range cases {
 		_, errOut, code := run(t, c.args...)
@@ -95,5 +103,14 @@ func TestLeaderElectionOneReplicaSchedules(t *testing.T) {
 	lease, err := client.CoordinationV1().Leases("kube-system").Get(context.Background(), "spindle", metav1.GetOptions{})
 	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
 		t.Fatalf("lease = %+v, %v", lease, err)
+	}
+}
+
+// TestKubeScheduleDefaultAdmissionIsAutoAdmin: what a user gets without
+// asking must prevent the burst-of-drivers deadlock (docs/kube.md).
+func TestKubeScheduleDefaultAdmissionIsAutoAdmin(t *testing.T) {
+	fl := newKubeSchedule().Flags().Lookup("admission")
+	if fl == nil || fl.DefValue != "autoadmin" {
+		t.Fatalf("-a defaults to %v, want autoadmin", fl)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -92,12 +93,21 @@ func compareTrees(t *testing.T, a, b string) {
 	}
 }
 
+// experimentsFlag runs TestExperimentsParallelIsByteIdentical, which runs
+// three whole experiments twice: several minutes of CPU, most of what
+// go test ./... would spend. .ci/run runs it as a step of its own.
+var experimentsFlag = flag.Bool("experiments", false, "also run TestExperimentsParallelIsByteIdentical (minutes; .ci/run runs it)")
+
 // The reproduction reports run their simulations concurrently too; the
 // section they print must not depend on how many ran at once. (djsf is left
-// out: one seed of it takes tens of seconds.)
+// out: one seed of it takes tens of seconds.) Each experiment's package
+// checks the same of its own runs on a few cases (experiments/adaptive
+// TestRunAllIgnoresParallelism, experiments/autoadmin TestStaticSweep, and
+// runner's ordered RunAll through TestParallelOutputIsByteIdentical); this
+// is the whole command, end to end.
 func TestExperimentsParallelIsByteIdentical(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs three experiments twice; skipped with -short")
+	if !*experimentsFlag {
+		t.Skip("runs three whole experiments twice; run with -experiments (.ci/run does)")
 	}
 	for _, name := range []string{"dress", "adaptive", "autoadmin"} {
 		t.Run(name, func(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package cli implements spindle's command line: simulate, compare and
-// generate, with the output contract of DESIGN §7.
+// generate, with the output contract of docs/design.md.
 package cli
 
 import (
@@ -27,6 +27,15 @@ func version() string {
 type usageError struct{ error }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// checkParallel refuses -j below 1 when it was given: leaving it out means
+// one simulation per CPU, and 0 or less runs nothing.
+func checkParallel(cmd *cobra.Command, n int) error {
+	if cmd.Flags().Changed("parallel") && n < 1 {
+		return usagef("-j/--parallel must be at least 1, got %d (leave it out for one per CPU)", n)
+	}
+	return nil
+}
 
 // Main runs the command line and returns the exit status.
 func Main(args []string, stdout, stderr io.Writer) int {

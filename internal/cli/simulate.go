@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -225,7 +224,10 @@ continues the previous policy's parameters).
 --json prints a JSON array of the 'simulate --json' objects, in -p order.
 -o DIR writes each run's results into DIR/<policy>/ (summary.json, jobs.csv,
 timeline.csv), their order into DIR/runs.json, and DIR/report.html: one
-self-contained page with every policy side by side (see 'spindle report').`,
+self-contained page with every policy side by side (see 'spindle report').
+A run's directory is its policy as written, with every character other than
+a letter, digit or . _ = + , - written as %XX: dress+ is DIR/dress+/,
+fair:max_am_share=-1 is DIR/fair%3Amax_am_share=-1/.`,
 		Example: `  spindle compare -w examples/mixed.yaml -p fifo,capacity,fair,drf
   spindle compare -w examples/am-burst.yaml -p capacity,fair,fair:max_am_share=-1 -o out/`,
 		Args: cobra.NoArgs,
@@ -234,7 +236,16 @@ self-contained page with every policy side by side (see 'spindle report').`,
 			// also use commas, stay with their policy.
 			list := params.SplitList(strings.Join(pols, ","))
 			if len(list) == 0 {
+				if cmd.Flags().Changed("policy") {
+					return usagef("-p: no policy named (leave -p out to compare every policy)")
+				}
 				list = policy.Names()
+			}
+			if err := checkParallel(cmd, parallel); err != nil {
+				return err
+			}
+			if _, err := dirNamesOf(list); err != nil {
+				return err
 			}
 			specs, err := f.specs(list)
 			if err != nil {
@@ -316,25 +327,44 @@ self-contained page with every policy side by side (see 'spindle report').`,
 // timelineStep is the resolution of timeline.csv in run directories.
 const timelineStep = clock.Second
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
-
-// dirNames gives each run a directory name derived from its policy spec,
-// unique within the comparison.
+// dirNames names each run's directory after its policy as written.
 func dirNames(ss []*metrics.Summary) []string {
-	names := make([]string, len(ss))
-	seen := map[string]int{}
+	specs := make([]string, len(ss))
 	for i, s := range ss {
-		n := strings.Trim(unsafeName.ReplaceAllString(s.Policy, "_"), "_")
-		if n == "" {
-			n = "run"
+		specs[i] = s.Policy
+	}
+	names, _ := dirNamesOf(specs) // checked before the runs
+	return names
+}
+
+// dirNamesOf maps each policy spec to a directory name: the spec as written,
+// with every byte other than a letter, digit or one of . _ = + , - written
+// as %XX (so dress+ is dress+, and fair:max_am_share=-1 is
+// fair%3Amax_am_share=-1). The mapping is one to one, so two runs share a
+// directory only when the same spec is given twice, which is refused.
+func dirNamesOf(specs []string) ([]string, error) {
+	names := make([]string, len(specs))
+	seen := map[string]bool{}
+	for i, spec := range specs {
+		var b strings.Builder
+		for _, c := range []byte(spec) {
+			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._=+,-", c) >= 0 {
+				b.WriteByte(c)
+			} else {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
 		}
-		seen[n]++
-		if seen[n] > 1 {
-			n = fmt.Sprintf("%s_%d", n, seen[n])
+		n := b.String()
+		if n == "." || n == ".." {
+			n = strings.ReplaceAll(n, ".", "%2E")
 		}
+		if seen[n] {
+			return nil, usagef("-p: policy %q is given twice", spec)
+		}
+		seen[n] = true
 		names[i] = n
 	}
-	return names
+	return names, nil
 }
 
 // progress draws a one-line progress bar on stderr while runs go, when

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spindle-sched/spindle/admission/autoadmin"
-	"github.com/spindle-sched/spindle/experiments"
+	aaexp "github.com/spindle-sched/spindle/experiments/autoadmin"
 	"github.com/spindle-sched/spindle/runner"
 )
 
@@ -68,12 +68,15 @@ negative below, positive above) only comes with an AutoAdmin controller.`,
 			if rng == "" {
 				return usagef("no reservations: pass --static FROM:TO:STEP, e.g. --static 0:64:4")
 			}
-			reserves, err := experiments.ParseReserveRange(rng)
+			reserves, err := aaexp.ParseReserveRange(rng)
 			if err != nil {
 				return usagef("--static: %v", err)
 			}
 			if seeds < 1 {
 				return usagef("--seeds must be at least 1")
+			}
+			if err := checkParallel(cmd, parallel); err != nil {
+				return err
 			}
 			for _, a := range append([]string{"none"}, with...) {
 				if err := runner.Check(runner.Spec{Policy: pol, Admission: a}); err != nil {
@@ -86,12 +89,12 @@ negative below, positive above) only comes with an AutoAdmin controller.`,
 				return err
 			}
 			noteEstimates(cmd.ErrOrStderr(), []runner.Spec{{Policy: pol}}, w)
-			spec := experiments.StaticSweepSpec{Workload: w, WorkloadName: name, Policy: pol, Reserves: reserves,
+			spec := aaexp.StaticSweepSpec{Workload: w, WorkloadName: name, Policy: pol, Reserves: reserves,
 				With: with, Parallel: parallel}
 			for i := range seeds {
 				spec.Seeds = append(spec.Seeds, seed+uint64(i))
 			}
-			res, err := experiments.StaticSweep(spec)
+			res, err := aaexp.StaticSweep(spec)
 			if err != nil {
 				return err
 			}
@@ -115,7 +118,7 @@ negative below, positive above) only comes with an AutoAdmin controller.`,
 	return cmd
 }
 
-func printSweep(out io.Writer, name, pol string, seeds []uint64, res *experiments.StaticSweepResult) {
+func printSweep(out io.Writer, name, pol string, seeds []uint64, res *aaexp.StaticSweepResult) {
 	seedText := fmt.Sprintf("seed %d", seeds[0])
 	if len(seeds) > 1 {
 		seedText = fmt.Sprintf("seeds %d..%d (makespans are means)", seeds[0], seeds[len(seeds)-1])
@@ -141,9 +144,9 @@ func printSweep(out io.Writer, name, pol string, seeds []uint64, res *experiment
 		fmt.Fprintln(out, "best static: none (every point deadlocked)")
 	} else {
 		b := &res.Points[res.Best]
-		lo, hi, n := res.BestRange(experiments.TieTolerance)
+		lo, hi, n := res.BestRange(aaexp.TieTolerance)
 		fmt.Fprintf(out, "best static: %s, makespan %.1f s; best range %s..%s vcores (%d points within %.0f %%)\n",
-			b.Admission, b.Makespan(), fmtNum(lo), fmtNum(hi), n, experiments.TieTolerance*100)
+			b.Admission, b.Makespan(), fmtNum(lo), fmtNum(hi), n, aaexp.TieTolerance*100)
 	}
 	for i := range res.With {
 		w := &res.With[i]
@@ -157,9 +160,9 @@ func printSweep(out io.Writer, name, pol string, seeds []uint64, res *experiment
 		}
 		fmt.Fprintf(out, "%s: makespan %.1f s, Perf Score %s", w.Admission, w.Makespan(), score)
 		if r, ok := reserveAvg(w); ok && res.Best >= 0 {
-			lo, hi, _ := res.BestRange(experiments.TieTolerance)
+			lo, hi, _ := res.BestRange(aaexp.TieTolerance)
 			where := "in the best range"
-			if d := experiments.RangeDistance(r, lo, hi); d < 0 {
+			if d := aaexp.RangeDistance(r, lo, hi); d < 0 {
 				where = fmt.Sprintf("%.1f below the best range", -d)
 			} else if d > 0 {
 				where = fmt.Sprintf("%.1f above the best range", d)
@@ -174,7 +177,7 @@ func fmtNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
 // reserveAvg is the mean vcore reservation an AutoAdmin controller kept on
 // the first seed.
-func reserveAvg(p *experiments.StaticPoint) (float64, bool) {
+func reserveAvg(p *aaexp.StaticPoint) (float64, bool) {
 	rep, ok := p.Report.(autoadmin.Report)
 	if !ok {
 		return 0, false
@@ -198,8 +201,8 @@ type sweepPointJSON struct {
 	Report          any       `json:"autoadmin,omitempty"`
 }
 
-func writeSweepJSON(out io.Writer, res *experiments.StaticSweepResult) error {
-	point := func(p *experiments.StaticPoint) sweepPointJSON {
+func writeSweepJSON(out io.Writer, res *aaexp.StaticSweepResult) error {
+	point := func(p *aaexp.StaticPoint) sweepPointJSON {
 		j := sweepPointJSON{Admission: p.Admission, MakespanS: p.Makespan(), Deadlocked: p.Deadlocked(),
 			DeadlockedSeeds: p.DeadlockedSeeds, JobsCompleted: p.JobsCompleted, JobsTotal: p.JobsTotal,
 			MakespansS: p.Makespans}
@@ -227,9 +230,9 @@ func writeSweepJSON(out io.Writer, res *experiments.StaticSweepResult) error {
 	}
 	if res.Best >= 0 {
 		b := &res.Points[res.Best]
-		lo, hi, n := res.BestRange(experiments.TieTolerance)
+		lo, hi, n := res.BestRange(aaexp.TieTolerance)
 		doc.Best = &best{Reserve: b.Reserve, MakespanS: b.Makespan(), RangeLo: lo, RangeHi: hi, RangePoints: n,
-			TieTolerance: experiments.TieTolerance}
+			TieTolerance: aaexp.TieTolerance}
 	}
 	for i := range res.With {
 		w := &res.With[i]
@@ -239,8 +242,8 @@ func writeSweepJSON(out io.Writer, res *experiments.StaticSweepResult) error {
 		}
 		j.Report = w.Report
 		if r, ok := reserveAvg(w); ok && res.Best >= 0 {
-			lo, hi, _ := res.BestRange(experiments.TieTolerance)
-			d := experiments.RangeDistance(r, lo, hi)
+			lo, hi, _ := res.BestRange(aaexp.TieTolerance)
+			d := aaexp.RangeDistance(r, lo, hi)
 			j.ReserveAvg, j.RangeDistance = &r, &d
 		}
 		doc.With = append(doc.With, j)

@@ -32,7 +32,22 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 	row("policy", func(s *metrics.Summary) string { return s.Policy })
 	row("jobs completed", func(s *metrics.Summary) string { return fmt.Sprintf("%d/%d", s.JobsCompleted, s.JobsTotal) })
 	row("deadlocked", func(s *metrics.Summary) string { return strconv.FormatBool(s.Deadlocked) })
-	row("makespan (s)", func(s *metrics.Summary) string { return num(&s.MakespanS) })
+	row("makespan (s)", func(s *metrics.Summary) string {
+		if s.JobsCompleted == 0 {
+			return "-" // no job completed: there is no makespan, not one of 0 s
+		}
+		return num(&s.MakespanS)
+	})
+	if anyDeadlocked(ss) {
+		// A deadlocked run's utilization covers the span to where it
+		// stopped, not the makespan of the jobs that completed.
+		row("span to the stop (s)", func(s *metrics.Summary) string {
+			if s.SpanS == nil {
+				return num(&s.MakespanS)
+			}
+			return num(s.SpanS)
+		})
+	}
 	row("wait avg (s)", func(s *metrics.Summary) string { return num(s.WaitAvgS) })
 	row("wait median (s)", func(s *metrics.Summary) string { return num(s.WaitMedianS) })
 	row("JCT avg (s)", func(s *metrics.Summary) string { return num(s.JCTAvgS) })
@@ -177,4 +192,13 @@ func num(v *float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(*v, 'f', 1, 64)
+}
+
+func anyDeadlocked(ss []*metrics.Summary) bool {
+	for _, s := range ss {
+		if s.Deadlocked {
+			return true
+		}
+	}
+	return false
 }

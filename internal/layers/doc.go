@@ -10,7 +10,8 @@
 //   - the assemblies: runner, scenario, trace, report, experiments;
 //   - the command line, internal/cli, which nothing imports but cmd/spindle.
 //
-// Test harnesses (sched/schedtest, sched/fakecluster, runner/simtest,
-// runner/wlgen, internal/datadriven, internal/controlplane/...) sit next to
-// what they test and are imported only by tests and hack/ tools.
+// Test harnesses (sched/schedtest, sched/fakecluster, kube/kubescript,
+// runner/simtest, runner/wlgen, internal/datadriven,
+// internal/controlplane/...) sit next to what they test and are imported
+// only by tests and hack/ tools.
 package layers

@@ -46,7 +46,9 @@ var rules = []rule{
 	{"metrics", []string{"clock", "resource", "workload"}},
 
 	// The schemes see the core; a scheme's helpers are its own.
-	{"policy/internal/...", cat(core, []string{"params", "policy/internal/..."})},
+	// preempt reads the preemption parameters Capacity, Fair and DRF share.
+	{"policy/internal/preempt", cat(core, []string{"params"})},
+	{"policy/internal/...", cat(core, []string{"policy/internal/..."})},
 	{"policy", cat(core, []string{"params", "policy/..."})},
 	{"policy/...", cat(core, []string{"params", "policy/internal/..."})},
 	{"admission/...", cat(core, []string{"params", "admission/..."})},
@@ -56,6 +58,7 @@ var rules = []rule{
 	{"sim/internal/...", nil},
 	{"sim", cat(core, data, []string{"sim/internal/..."})},
 	{"kube/replay", cat(core, data, []string{"kube/kwok"})},
+	{"kube/kubescript", cat(core, schemes, []string{"kube", "internal/datadriven"})},
 	{"kube/...", cat(core, []string{"kube/..."})},
 	{"kube", cat(core, []string{"kube/observe"})},
 
@@ -65,13 +68,14 @@ var rules = []rule{
 	{"runner", cat(core, schemes, data, []string{"sim"})},
 	{"scenario", []string{"clock", "resource", "workload"}},
 	{"trace", []string{"clock", "resource", "workload"}},
-	{"report", []string{"clock", "cluster", "metrics"}},
+	// The report reads a scheme's section with the scheme's own type.
+	{"report", []string{"clock", "cluster", "metrics", "policy/dress"}},
 	{"experiments/...", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 	{"experiments", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 
 	// Test harnesses, next to what they test.
 	{"sched/schedtest", core},
-	{"sched/fakecluster", cat(core, schemes)},
+	{"sched/fakecluster", cat(core, schemes, []string{"internal/datadriven"})},
 	{"internal/datadriven", nil},
 	{"internal/controlplane/...", []string{"internal/controlplane/..."}},
 	{"internal/layers", nil},
@@ -80,11 +84,12 @@ var rules = []rule{
 	{"internal/cli", []string{"..."}},
 	{"cmd/spindle", []string{"internal/cli"}},
 	{"hack/localcluster", []string{"internal/controlplane/localcluster"}},
+	{"hack/image", nil},
 	{"deploy", nil},
 }
 
 // harnesses may be imported only from tests (and the tools under hack/).
-var harnesses = []string{"sched/schedtest", "sched/fakecluster", "runner/simtest", "runner/wlgen",
+var harnesses = []string{"sched/schedtest", "sched/fakecluster", "kube/kubescript", "runner/simtest", "runner/wlgen",
 	"internal/datadriven", "internal/controlplane/...", "internal/layers"}
 
 func match(pattern, pkg string) bool {

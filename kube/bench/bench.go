@@ -44,6 +44,15 @@ type Options struct {
 	Workers    int             // concurrent create calls; default 32
 	Timeout    time.Duration   // for every pod to be bound; default 10 min
 	RunID      string
+	// NodesID, when set, names nodes CreateNodes made earlier (labelled
+	// RunLabel=NodesID): the pods are bound there, and Run neither creates
+	// nor deletes nodes. Several runs then share one set of nodes.
+	NodesID string
+	// KeepPods leaves the run's pods in place (bound, and Running under
+	// kwok) instead of deleting them: on a loaded apiserver deleting 5000
+	// pods takes minutes, and a cluster thrown away after the runs need
+	// not pay for it.
+	KeepPods bool
 }
 
 // Result is one measurement. Times are when the benchmark's watch saw each
@@ -71,7 +80,7 @@ func Run(ctx context.Context, opt Options) (res *Result, err error) {
 	if opt.Client == nil {
 		return nil, errors.New("bench: no Kubernetes client")
 	}
-	if opt.Nodes <= 0 || opt.Jobs <= 0 || opt.Pods < opt.Jobs {
+	if opt.Nodes <= 0 && opt.NodesID == "" || opt.Jobs <= 0 || opt.Pods < opt.Jobs {
 		return nil, fmt.Errorf("bench: need nodes > 0, jobs > 0 and pods >= jobs; got %d nodes, %d jobs, %d pods", opt.Nodes, opt.Jobs, opt.Pods)
 	}
 	if opt.Pods%opt.Jobs != 0 {
@@ -102,17 +111,19 @@ func Run(ctx context.Context, opt Options) (res *Result, err error) {
 		opt.RunID = fmt.Sprintf("b%05x", time.Now().UnixNano()/1e6&0xfffff)
 	}
 	defer func() {
+		if opt.KeepPods && err == nil {
+			return
+		}
 		if cerr := cleanup(opt); cerr != nil && err == nil {
 			err = cerr
 		}
 	}()
 
-	nodes := make([]*corev1.Node, opt.Nodes)
-	for i := range nodes {
-		nodes[i] = kwok.Node(fmt.Sprintf("%s-n%05d", opt.RunID, i), map[string]string{RunLabel: opt.RunID}, opt.NodeCapacity, opt.NodePods)
-	}
-	if err := kwok.CreateReady(ctx, opt.Client, nodes, opt.Workers, 5*time.Minute); err != nil {
-		return nil, err
+	if opt.NodesID == "" {
+		opt.NodesID = opt.RunID
+		if err := CreateNodes(ctx, opt.Client, opt.RunID, opt.Nodes, opt.NodeCapacity, opt.NodePods, opt.Workers); err != nil {
+			return nil, err
+		}
 	}
 
 	w := newWatcher(opt.Pods)
@@ -170,6 +181,16 @@ func Run(ctx context.Context, opt Options) (res *Result, err error) {
 	return res, nil
 }
 
+// CreateNodes creates n kwok nodes labelled RunLabel=id and waits until
+// they are Ready.
+func CreateNodes(ctx context.Context, client kubernetes.Interface, id string, n int, capacity resource.Vector, pods, workers int) error {
+	nodes := make([]*corev1.Node, n)
+	for i := range nodes {
+		nodes[i] = kwok.Node(fmt.Sprintf("%s-n%05d", id, i), map[string]string{RunLabel: id}, capacity, pods)
+	}
+	return kwok.CreateReady(ctx, client, nodes, max(workers, 1), 5*time.Minute)
+}
+
 func pod(opt Options, j, t int) *corev1.Pod {
 	role := "task"
 	if t == 0 {
@@ -188,7 +209,7 @@ func pod(opt Options, j, t int) *corev1.Pod {
 			SchedulerName:                 opt.SchedulerName,
 			RestartPolicy:                 corev1.RestartPolicyNever,
 			TerminationGracePeriodSeconds: &zero,
-			NodeSelector:                  map[string]string{RunLabel: opt.RunID},
+			NodeSelector:                  map[string]string{RunLabel: opt.NodesID},
 			Containers: []corev1.Container{{
 				Name: role, Image: "registry.invalid/spindle/bench:fake",
 				Resources: corev1.ResourceRequirements{Requests: kwok.Quantities(opt.PodRequest), Limits: kwok.Quantities(opt.PodRequest)},
@@ -271,8 +292,28 @@ func Quantile(sorted []time.Duration, q float64) time.Duration {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
+// cleanup deletes the run's pods (and its nodes, when it made them) and
+// waits until the pods are gone, so that a next run on the same cluster
+// does not pay for this one's deletions.
 func cleanup(opt Options) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	return kwok.DeleteLabelled(ctx, opt.Client, opt.Namespace, labels.SelectorFromSet(labels.Set{RunLabel: opt.RunID}).String())
+	sel := labels.SelectorFromSet(labels.Set{RunLabel: opt.RunID}).String()
+	if err := kwok.DeleteLabelled(ctx, opt.Client, opt.Namespace, sel); err != nil {
+		return err
+	}
+	for {
+		left, err := opt.Client.CoreV1().Pods(opt.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: "0"})
+		if err != nil {
+			return fmt.Errorf("bench cleanup: %w", err)
+		}
+		if len(left.Items) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("bench cleanup: %d pods of run %s still there: %w", len(left.Items), opt.RunID, ctx.Err())
+		case <-time.After(time.Second):
+		}
+	}
 }

@@ -9,16 +9,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/spindle-sched/spindle/internal/controlplane/kubetest"
+	"github.com/spindle-sched/spindle/resource"
 )
 
 var (
@@ -29,7 +33,7 @@ var (
 // startKubeScheduler runs kube-scheduler against the cluster with the given
 // client QPS and burst (0: its defaults, 50 and 100) and stops it by PID
 // when the test ends.
-func startKubeScheduler(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int) {
+func startKubeScheduler(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int) (stop func()) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
@@ -52,7 +56,7 @@ leaderElection:
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	startProcess(t, "kube-scheduler", exec.Command(filepath.Join(bin, "kube-scheduler"),
+	return startProcess(t, "kube-scheduler", exec.Command(filepath.Join(bin, "kube-scheduler"),
 		"--config="+cfgPath,
 		"--authentication-kubeconfig="+c.Kubeconfig,
 		"--authorization-kubeconfig="+c.Kubeconfig,
@@ -78,21 +82,23 @@ func spindleBinary(t *testing.T) string {
 // startSpindle runs 'spindle kube schedule -p fifo' with the given client
 // QPS and burst (0: its defaults, 50 and 100, the same as kube-scheduler's)
 // and stops it by PID when the test ends.
-func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int) {
+func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int) (stop func()) {
 	t.Helper()
 	// The status server is off: the default port may be taken by another
 	// scheduler on the machine, and the benchmark reads nothing from it.
-	args := []string{"kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fifo", "--log-level", "warn", "--http-address", "off"}
+	// -a none: the benchmark measures placement against kube-scheduler,
+	// which admits nothing; kube schedule's default is autoadmin.
+	args := []string{"kube", "schedule", "--kubeconfig", c.Kubeconfig, "-p", "fifo", "-a", "none", "--log-level", "warn", "--http-address", "off"}
 	if qps > 0 {
 		args = append(args, "--qps", fmt.Sprint(qps), "--burst", strconv.Itoa(burst))
 	}
-	startProcess(t, "spindle", exec.Command(bin, args...))
+	return startProcess(t, "spindle", exec.Command(bin, args...))
 }
 
 // startProcess starts cmd in a process group of its own, logging to a file,
 // and stops the group by PID when the test ends (SIGTERM, SIGKILL after
 // 10 s); the kernel kills it if the test binary dies first.
-func startProcess(t *testing.T, name string, cmd *exec.Cmd) {
+func startProcess(t *testing.T, name string, cmd *exec.Cmd) (stop func()) {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), name+".log")
 	logf, err := os.Create(logPath)
@@ -107,20 +113,25 @@ func startProcess(t *testing.T, name string, cmd *exec.Cmd) {
 	pid := cmd.Process.Pid
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			<-done
-		}
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("---- %s log ----\n%s", name, tail(string(b), 40))
-		}
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			_ = syscall.Kill(-pid, syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				<-done
+			}
+			logf.Close()
+			if t.Failed() {
+				b, _ := os.ReadFile(logPath)
+				t.Logf("---- %s log ----\n%s", name, tail(string(b), 40))
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 func tail(s string, n int) string {
@@ -146,15 +157,18 @@ func benchClient(t *testing.T, c *kubetest.Cluster) kubernetes.Interface {
 func TestLiveBenchSmall(t *testing.T) {
 	bin := kubetest.RequireBinaries(t)
 	spindle := spindleBinary(t)
-	for _, name := range []string{"default-scheduler", "spindle"} {
+	for _, name := range []string{"default-scheduler", "spindle", BinderName} {
 		t.Run(name, func(t *testing.T) {
 			c := kubetest.Start(t, kubetest.Options{Kwok: true})
-			if name == "spindle" {
+			switch name {
+			case "spindle":
 				if spindle == "" {
 					t.Skip("NOT RUN: this build has no 'spindle kube schedule'")
 				}
 				startSpindle(t, spindle, c, 0, 0)
-			} else {
+			case BinderName:
+				startBinder(t, c)
+			default:
 				startKubeScheduler(t, bin, c, 0, 0)
 			}
 			res, err := Run(context.Background(), Options{Client: benchClient(t, c), SchedulerName: name, Nodes: 20, Jobs: 2, Pods: 100, Timeout: 2 * time.Minute})
@@ -169,62 +183,137 @@ func TestLiveBenchSmall(t *testing.T) {
 	}
 }
 
+// startBinder runs the round-robin binder (the apiserver's ceiling) in this
+// process, on a client of its own with the benchmark's QPS and burst, until
+// the returned stop is called or the test ends.
+func startBinder(t *testing.T, c *kubetest.Cluster) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- (&Binder{Client: benchClient(t, c)}).Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+var (
+	matrixFirst  = flag.Int("kube-bench-first-sitting", 1, "TestLiveBenchMatrix: number the sittings from this one (it also turns the scheduler order)")
+	matrixRepeat = flag.Int("kube-bench-repeat", 3, "TestLiveBenchMatrix: sittings, each on a fresh control plane, the schedulers alternating")
+	matrixShapes = flag.String("kube-bench-shapes", "1x5000,5x1000,25x200", "TestLiveBenchMatrix: jobs x pods per job")
+	matrixScheds = flag.String("kube-bench-schedulers", "kube-scheduler,spindle,round-robin", "TestLiveBenchMatrix: which to measure")
+)
+
+// cell is one measurement of the matrix.
+type cell struct {
+	sched, shape string
+	rep          int
+	res          *Result
+	load         string // /proc/loadavg's 1-minute figure when the cell started
+}
+
 // TestLiveBenchMatrix is the benchmark BENCHMARKS.md reports:
 //
-//	go test ./kube/bench -run TestLiveBenchMatrix -kube-bench -kube-bench-out /tmp/bench.md -timeout 60m -v
+//	go test ./kube/bench -run TestLiveBenchMatrix -kube-bench -kube-bench-out /tmp/bench.md -timeout 180m -v
+//
+// Each of -kube-bench-repeat sittings starts a fresh control plane with
+// 1000 kwok nodes (32 vcores, 256 GiB, 110 pods each), then measures every
+// shape under every scheduler in turn, the order rotating from one shape
+// and sitting to the next so that no scheduler always runs first or last:
+// kube-scheduler, spindle (-p fifo) and the round-robin binder (the
+// apiserver's ceiling), each with client QPS 5000 and burst 10000. A
+// scheduler is started for its cell, warmed up with one pod, measured, and
+// stopped. Before each cell, kwok catches up (every bound pod Running), so
+// that no cell pays for the previous one's backlog. The cell's pods stay (bound, Running under kwok): deleting 5000
+// pods on a loaded apiserver took minutes per cell, and the sitting's
+// control plane is thrown away after it; so a later cell starts with up
+// to 40,000 bound pods in the cluster, whichever scheduler it measures.
 func TestLiveBenchMatrix(t *testing.T) {
 	if !*matrix {
-		t.Skip("NOT RUN: the full benchmark takes minutes; run with -kube-bench (see the doc comment)")
+		t.Skip("NOT RUN: the full benchmark takes an hour or more; run with -kube-bench (see the doc comment)")
 	}
 	bin := kubetest.RequireBinaries(t)
 	spindle := spindleBinary(t)
 	type shape struct{ jobs, pods int }
-	shapes := []shape{{1, 5000}, {5, 5000}, {25, 5000}}
-	limits := []struct {
-		name  string
-		qps   float32
-		burst int
-	}{
-		{"default (50/100)", 0, 0},
-		{"5000/10000", 5000, 10000},
+	var shapes []shape
+	for _, f := range strings.Split(*matrixShapes, ",") {
+		var j, p int
+		if _, err := fmt.Sscanf(f, "%dx%d", &j, &p); err != nil || j <= 0 || p <= 0 {
+			t.Fatalf("-kube-bench-shapes: %q is not JOBSxPODS", f)
+		}
+		shapes = append(shapes, shape{j, j * p})
 	}
-	var rows []string
-	for _, schedLabel := range []string{"kube-scheduler", "spindle"} {
-		for _, l := range limits {
-			for _, s := range shapes {
-				name := fmt.Sprintf("%s/%dx%d/%s", schedLabel, s.jobs, s.pods/s.jobs, strings.Fields(l.name)[0])
-				t.Run(name, func(t *testing.T) {
-					// A fresh control plane per cell, so one cell's objects
-					// and watch caches do not weigh on the next.
-					c := kubetest.Start(t, kubetest.Options{Kwok: true})
-					schedName := "default-scheduler"
-					if schedLabel == "spindle" {
-						if spindle == "" {
-							t.Skip("NOT RUN: this build has no 'spindle kube schedule'")
-						}
-						startSpindle(t, spindle, c, l.qps, l.burst)
-						schedName = "spindle"
-					} else {
-						startKubeScheduler(t, bin, c, l.qps, l.burst)
-					}
-					res, err := Run(context.Background(), Options{Client: benchClient(t, c), SchedulerName: schedName,
-						Nodes: 1000, Jobs: s.jobs, Pods: s.pods, Timeout: 20 * time.Minute})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Log(res)
-					if res.Bound != s.pods {
-						t.Errorf("bound %d of %d", res.Bound, s.pods)
-					}
-					rows = append(rows, fmt.Sprintf("| %s | %s | %d x %d | %.1f | %.0f | %.0f | %.1f |", schedLabel, l.name, s.jobs, s.pods/s.jobs,
-						res.PodsPerSec, float64(res.P50.Milliseconds()), float64(res.P99.Milliseconds()), res.Create.Seconds()))
-				})
-			}
+	scheds := strings.Split(*matrixScheds, ",")
+	for _, name := range scheds {
+		if name == "spindle" && spindle == "" {
+			t.Fatal("this build has no 'spindle kube schedule'")
+		}
+		if name != "spindle" && name != "kube-scheduler" && name != "round-robin" {
+			t.Fatalf("-kube-bench-schedulers: unknown %q", name)
 		}
 	}
-	header := fmt.Sprintf("\n<!-- %s, %d cpus (%s), %s -->\n| scheduler | client QPS/burst | jobs x pods | pods/s | p50 ms | p99 ms | create s |\n|---|---|---|---|---|---|---|\n",
-		time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), cpuModel(), runtime.Version())
-	out := header + strings.Join(rows, "\n") + "\n"
+	const qps, burst = 5000, 10000
+	var cells []cell
+	started := time.Now().UTC()
+	for rep := *matrixFirst - 1; rep < *matrixFirst-1+*matrixRepeat; rep++ {
+		t.Run(fmt.Sprintf("sitting-%d", rep+1), func(t *testing.T) {
+			c := kubetest.Start(t, kubetest.Options{Kwok: true})
+			client := benchClient(t, c)
+			const nodesID = "bench-nodes"
+			if err := CreateNodes(context.Background(), client, nodesID, 1000, resource.New(32, 256*1024), 110, 32); err != nil {
+				t.Fatal(err)
+			}
+			for si, sh := range shapes {
+				for k := range scheds {
+					name := scheds[(k+si+rep)%len(scheds)]
+					label := fmt.Sprintf("%dx%d", sh.jobs, sh.pods/sh.jobs)
+					var stop func()
+					schedName := name
+					switch name {
+					case "kube-scheduler":
+						stop, schedName = startKubeScheduler(t, bin, c, qps, burst), "default-scheduler"
+					case "spindle":
+						stop = startSpindle(t, spindle, c, qps, burst)
+					case "round-robin":
+						stop, schedName = startBinder(t, c), BinderName
+					}
+					// kwok first catches up with the pods earlier cells
+					// bound: a driver kwok has not started yet holds its
+					// executors under spindle, so a backlog left by the
+					// previous cell would be charged to this one.
+					if err := quiesce(client, 10*time.Minute); err != nil {
+						t.Fatal(err)
+					}
+					// One pod first: the scheduler has synced and binds.
+					if _, err := Run(context.Background(), Options{Client: client, SchedulerName: schedName, NodesID: nodesID, Nodes: 1000, KeepPods: true,
+						Jobs: 1, Pods: 1, Timeout: 3 * time.Minute, RunID: fmt.Sprintf("w%d%d%d", rep, si, k)}); err != nil {
+						t.Fatalf("%s warm-up: %v", name, err)
+					}
+					load := loadAvg()
+					res, err := Run(context.Background(), Options{Client: client, SchedulerName: schedName, NodesID: nodesID, Nodes: 1000, KeepPods: true,
+						Jobs: sh.jobs, Pods: sh.pods, Timeout: 20 * time.Minute, RunID: fmt.Sprintf("r%d%d%d", rep, si, k)})
+					stop()
+					if res != nil {
+						t.Logf("sitting %d, %s %s (load %s): %s", rep+1, name, label, load, res)
+						if res.Bound == sh.pods {
+							cells = append(cells, cell{name, label, rep + 1, res, load})
+						}
+					}
+					if err != nil {
+						t.Fatalf("%s %s: %v", name, label, err)
+					}
+				}
+			}
+		})
+	}
+	out := matrixReport(cells, scheds, started)
 	t.Log(out)
 	if *matrixOut != "" {
 		f, err := os.OpenFile(*matrixOut, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -236,6 +325,116 @@ func TestLiveBenchMatrix(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// quiesce waits until kwok has started every bound pod: none is Pending
+// with a node.
+func quiesce(client kubernetes.Interface, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		l, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "status.phase=Pending,spec.nodeName!=", Limit: 1})
+		if err == nil && len(l.Items) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kwok did not start the bound pods within %v (last: %v)", timeout, err)
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// matrixReport renders every cell, then min / median / max per shape and
+// scheduler with the median as a fraction of the round-robin binder's.
+func matrixReport(cells []cell, scheds []string, started time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n<!-- %s to %s, %d cpus (%s), %s -->\n", started.Format(time.RFC3339), time.Now().UTC().Format(time.RFC3339),
+		runtime.NumCPU(), cpuModel(), runtime.Version())
+	b.WriteString("| sitting | shape | scheduler | load 1m | pods/s | p50 ms | p99 ms | create s |\n|---|---|---|---|---|---|---|---|\n")
+	for _, c := range cells {
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.1f | %d | %d | %.1f |\n", c.rep, c.shape, c.sched, c.load,
+			c.res.PodsPerSec, c.res.P50.Milliseconds(), c.res.P99.Milliseconds(), c.res.Create.Seconds())
+	}
+	b.WriteString("\n| shape | scheduler | runs | pods/s min / median / max | p99 s min / median / max | median pods/s / round-robin's |\n|---|---|---|---|---|---|\n")
+	var shapes []string
+	for _, c := range cells {
+		if !slices.Contains(shapes, c.shape) {
+			shapes = append(shapes, c.shape)
+		}
+	}
+	for _, sh := range shapes {
+		ceiling := 0.0
+		if rr := pick(cells, sh, "round-robin"); len(rr) > 0 {
+			ceiling = median(rates(rr))
+		}
+		for _, name := range scheds {
+			cs := pick(cells, sh, name)
+			if len(cs) == 0 {
+				continue
+			}
+			r, p := rates(cs), p99s(cs)
+			frac := "–"
+			if ceiling > 0 {
+				frac = fmt.Sprintf("%.2f", median(r)/ceiling)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %.1f / %.1f / %.1f | %.2f / %.2f / %.2f | %s |\n", sh, name, len(cs),
+				slices.Min(r), median(r), slices.Max(r), slices.Min(p), median(p), slices.Max(p), frac)
+		}
+	}
+	return b.String()
+}
+
+func pick(cells []cell, shape, sched string) []cell {
+	var out []cell
+	for _, c := range cells {
+		if c.shape == shape && c.sched == sched {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func rates(cs []cell) []float64 {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i] = c.res.PodsPerSec
+	}
+	return out
+}
+
+func p99s(cs []cell) []float64 {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i] = c.res.P99.Seconds()
+	}
+	return out
+}
+
+// median of the values (the mean of the middle two for an even count).
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }
 
 func cpuModel() string {

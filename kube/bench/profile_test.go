@@ -22,8 +22,12 @@ import (
 )
 
 var (
-	profileOut = flag.String("kube-bench-profile", "", "run TestLiveBenchProfile and write spindle's CPU profile to this file")
-	oneClient  = flag.Bool("kube-bench-one-client", false, "TestLiveBenchProfile: post Events on the main client, as spindle did before it had an event client")
+	profileOut     = flag.String("kube-bench-profile", "", "run TestLiveBenchProfile and write spindle's CPU profile to this file")
+	oneClient      = flag.Bool("kube-bench-one-client", false, "TestLiveBenchProfile: post Events on the main client, as spindle did before it had an event client")
+	profileQPS     = flag.Int("kube-bench-profile-qps", 50, "TestLiveBenchProfile: spindle's client QPS (the burst is twice it)")
+	profileWorkers = flag.Int("kube-bench-profile-workers", 0, "TestLiveBenchProfile: spindle's bind workers (0: its default)")
+	profileJobs    = flag.Int("kube-bench-profile-jobs", 5, "TestLiveBenchProfile: jobs the 5000 pods are split into")
+	profileOld     = flag.Bool("kube-bench-profile-old", false, "TestLiveBenchProfile: spindle as it was before issue 26: 16 bind workers, and every pending pod's reason written at the first status period")
 )
 
 // requestCounter counts a client's API requests by verb and resource, as
@@ -31,6 +35,9 @@ var (
 type requestCounter struct {
 	mu     sync.Mutex
 	counts map[string]int
+	// took sums each kind's request latency, from sending to the
+	// response's headers.
+	took map[string]time.Duration
 }
 
 func (c *requestCounter) wrap(rt http.RoundTripper) http.RoundTripper {
@@ -39,10 +46,17 @@ func (c *requestCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 		if req.URL.Query().Get("watch") == "true" {
 			k = "WATCH " + resourceOf(req.URL.Path)
 		}
+		start := time.Now()
+		resp, err := rt.RoundTrip(req)
+		d := time.Since(start)
 		c.mu.Lock()
 		c.counts[k]++
+		if c.took == nil {
+			c.took = map[string]time.Duration{}
+		}
+		c.took[k] += d
 		c.mu.Unlock()
-		return rt.RoundTrip(req)
+		return resp, err
 	})
 }
 
@@ -62,7 +76,7 @@ func (c *requestCounter) String() string {
 	sort.Strings(keys)
 	var b strings.Builder
 	for _, k := range keys {
-		fmt.Fprintf(&b, "  %-28s %6d\n", k, c.counts[k])
+		fmt.Fprintf(&b, "  %-28s %6d  mean %v\n", k, c.counts[k], (c.took[k] / time.Duration(max(c.counts[k], 1))).Round(time.Millisecond))
 	}
 	return b.String()
 }
@@ -131,7 +145,7 @@ func TestLiveBenchProfile(t *testing.T) {
 	counters := map[string]*requestCounter{}
 	client := func(name string) kubernetes.Interface {
 		cfg := rest.CopyConfig(c.Config)
-		cfg.QPS, cfg.Burst = 50, 100
+		cfg.QPS, cfg.Burst = float32(*profileQPS), 2**profileQPS
 		rc := &requestCounter{counts: map[string]int{}}
 		counters[name] = rc
 		cfg.WrapTransport = rc.wrap
@@ -150,7 +164,11 @@ func TestLiveBenchProfile(t *testing.T) {
 	if !*oneClient {
 		events = client("status")
 	}
-	s, err := kube.New(kube.Options{Client: main, StatusClient: events, SchedulerName: "spindle", Policy: pf, PolicyName: "fifo"})
+	o := kube.Options{Client: main, StatusClient: events, SchedulerName: "spindle", Policy: pf, PolicyName: "fifo", BindWorkers: *profileWorkers}
+	if *profileOld {
+		o.BindWorkers, o.StatusAfter = 16, time.Nanosecond
+	}
+	s, err := kube.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +189,7 @@ func TestLiveBenchProfile(t *testing.T) {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), Options{Client: benchClient(t, c), SchedulerName: "spindle", Nodes: 1000, Jobs: 5, Pods: 5000, Timeout: 20 * time.Minute})
+	res, err := Run(context.Background(), Options{Client: benchClient(t, c), SchedulerName: "spindle", Nodes: 1000, Jobs: *profileJobs, Pods: 5000, Timeout: 20 * time.Minute, KeepPods: true})
 	pprof.StopCPUProfile()
 	if err != nil {
 		t.Fatal(err)

@@ -125,7 +125,8 @@ func TestStatusPageInBrowser(t *testing.T) {
 	for _, want := range []string{
 		cell("etl"), cell("adhoc"), // queues table
 		cell("spark-pi"), cell("spark-sql-report"), cell("lone-pod"), // jobs table
-		"waiting: AutoAdmin: 5 vcores free", // why the AM waits
+		"waiting: AutoAdmin: 5 vcores free",                                                                                                // why the AM waits
+		cell("analytics/spark-sql-report-driver (AM)"), cell("0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable."), // pending pods
 		cell("kwok-node-1"), "no: unschedulable (cordoned)",
 		cell("analytics/spark-pi-exec-30"),               // newest decision first
 		cell("dress_delta"), `<td class="num">0.39</td>`, // 0.1 + 0.01*29

@@ -23,8 +23,13 @@ func fakeCluster(r *Recorder, n int) *Snapshot {
 				{Name: "spark-pi", Namespace: "analytics", Queue: "etl", State: "running", AM: AMRunning,
 					PodsRunning: 3, PodsPending: 1, Usage: Resources{MilliCPU: cpu, MemoryMiB: 4096}},
 				{Name: "spark-sql-report", Namespace: "analytics", Queue: "adhoc", State: "waiting", AM: AMWaiting,
-					AMReason: "AutoAdmin: 5 vcores free after AMs and this one, R_R is 6; waits for running jobs to release", PodsPending: 5},
+					AMReason: "AutoAdmin: 5 vcores free after AMs and this one, R_R is 6; waits for running jobs to release", PodsPending: 5, QueuePosition: 1},
 				{Name: "lone-pod", Namespace: "default", Queue: "default", State: "done", AM: AMNone, PodsDone: 1},
+			},
+			Pods: []PodStatus{
+				{Pod: "analytics/spark-sql-report-driver", Job: "spark-sql-report", Queue: "adhoc", QueuePosition: 1, AM: true,
+					Reason: "job spark-sql-report waits for admission, number 1 in queue adhoc: AutoAdmin: ...", Since: t0},
+				{Pod: "analytics/spark-pi-exec-9", Job: "spark-pi", Queue: "etl", Reason: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable.", Since: t0},
 			},
 			Queues: []QueueStatus{
 				{Name: "etl", Weight: 3, Usage: Resources{MilliCPU: cpu, MemoryMiB: 4096}, Share: float64(cpu) / 20000,

@@ -32,10 +32,11 @@ var uiFiles embed.FS
 //	/                  status page (queues, jobs, nodes, decisions, utilization)
 //	/ui/...            the page's script and style, embedded in the binary
 //	/metrics           Prometheus metrics
-//	/healthz           200 while the process serves
+//	/healthz, /livez   200 while the process serves
 //	/readyz            200 when ready (see Ready), else 503
 //	/api/v1/status     policy, admission, role, sync state, policy gauges
 //	/api/v1/jobs       JobStatus items
+//	/api/v1/pods       PodStatus items: the pending pods, their queue position and why they wait
 //	/api/v1/queues     QueueStatus items
 //	/api/v1/nodes      NodeStatus items
 //	/api/v1/decisions  the last placements, oldest first
@@ -53,20 +54,7 @@ func (r *Recorder) Handler() http.Handler {
 		http.ServeFileFS(w, req, ui, "index.html")
 	})
 	mux.Handle("/metrics", promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
-	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		ok, why := r.Ready()
-		if !ok {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "not ready:", why)
-			return
-		}
-		fmt.Fprintln(w, "ok:", why)
-	})
+	r.probes(mux)
 	api := func(path string, items func(*Snapshot) any) {
 		mux.HandleFunc(path, func(w http.ResponseWriter, _ *http.Request) {
 			s := r.Latest()
@@ -81,6 +69,7 @@ func (r *Recorder) Handler() http.Handler {
 			Gauges: orEmpty(s.Gauges), Jobs: len(s.Jobs), Queues: len(s.Queues), Nodes: len(s.Nodes)}
 	})
 	api("/api/v1/jobs", func(s *Snapshot) any { return nonNil(s.Jobs) })
+	api("/api/v1/pods", func(s *Snapshot) any { return nonNil(s.Pods) })
 	api("/api/v1/queues", func(s *Snapshot) any { return nonNil(s.Queues) })
 	api("/api/v1/nodes", func(s *Snapshot) any { return nonNil(s.Nodes) })
 	api("/api/v1/decisions", func(s *Snapshot) any { return nonNil(s.Decisions) })

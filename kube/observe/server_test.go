@@ -63,6 +63,18 @@ func TestAPIServesLatestSnapshot(t *testing.T) {
 		t.Errorf("jobs = %+v", jobs)
 	}
 
+	if jobs[1].QueuePosition != 1 || jobs[0].QueuePosition != 0 {
+		t.Errorf("queue positions %d, %d: want the waiting job first in its queue, the running one none", jobs[1].QueuePosition, jobs[0].QueuePosition)
+	}
+	_, body = get(t, srv, "GET", "/api/v1/pods")
+	pods, _ := decode[[]PodStatus](t, body)
+	if len(pods) != 2 || pods[0].QueuePosition != 1 || !pods[0].AM || pods[1].QueuePosition != 0 || !strings.Contains(pods[1].Reason, "0/2 nodes are available") {
+		t.Errorf("pods = %+v", pods)
+	}
+	if strings.Contains(body, `"queue_position":0`) {
+		t.Errorf("a pod without a position carries one: %s", body)
+	}
+
 	_, body = get(t, srv, "GET", "/api/v1/queues")
 	queues, _ := decode[[]QueueStatus](t, body)
 	// Fourth batch: CPU 2000+3*300 = 2900 of 20000 usable.
@@ -138,7 +150,7 @@ func TestEveryPathIsReadOnly(t *testing.T) {
 	srv := httptest.NewServer(NewRecorder(Options{}).Handler())
 	defer srv.Close()
 	paths := []string{"/", "/ui/app.js", "/ui/style.css", "/metrics", "/healthz", "/readyz", "/api/v1/status",
-		"/api/v1/jobs", "/api/v1/queues", "/api/v1/nodes", "/api/v1/decisions", "/api/v1/utilization", "/no-such-path"}
+		"/api/v1/jobs", "/api/v1/pods", "/api/v1/queues", "/api/v1/nodes", "/api/v1/decisions", "/api/v1/utilization", "/no-such-path"}
 	for _, p := range paths {
 		for _, m := range []string{"POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"} {
 			res, _ := get(t, srv, m, p)

@@ -102,12 +102,33 @@ type JobStatus struct {
 	Submitted time.Time `json:"submitted,omitzero"`
 	// AM is one of the AM* constants; AMReason says what a waiting AM waits
 	// for (the same text the FailedScheduling Event carries).
-	AM          string    `json:"am"`
-	AMReason    string    `json:"am_reason,omitempty"`
-	PodsPending int       `json:"pods_pending"`
-	PodsRunning int       `json:"pods_running"`
-	PodsDone    int       `json:"pods_done"`
-	Usage       Resources `json:"usage"`
+	AM       string `json:"am"`
+	AMReason string `json:"am_reason,omitempty"`
+	// QueuePosition is, while the job waits for admission, its place
+	// (from 1) among its queue's waiting jobs, in the order admission
+	// control takes them; 0 (left out) once it is admitted.
+	QueuePosition int       `json:"queue_position,omitempty"`
+	PodsPending   int       `json:"pods_pending"`
+	PodsRunning   int       `json:"pods_running"`
+	PodsDone      int       `json:"pods_done"`
+	Usage         Resources `json:"usage"`
+}
+
+// PodStatus is one pod spindle has not placed yet: where it stands and why
+// it waits.
+type PodStatus struct {
+	Pod   string `json:"pod"` // namespace/name
+	Job   string `json:"job,omitempty"`
+	Queue string `json:"queue,omitempty"`
+	// QueuePosition is its job's place (from 1) among the jobs of its
+	// queue that wait for admission; 0 (left out) once the job is admitted,
+	// when the pod waits for room that the policy gives out in its own
+	// order.
+	QueuePosition int    `json:"queue_position,omitempty"`
+	AM            bool   `json:"am,omitempty"`
+	Reason        string `json:"reason"` // the text of its PodScheduled=False condition
+	// Since is when the pod was created.
+	Since time.Time `json:"since,omitzero"`
 }
 
 // QueueStatus is one queue with its usage and share of the cluster.
@@ -190,6 +211,7 @@ type Snapshot struct {
 	Policy    string        `json:"policy"`
 	Admission string        `json:"admission"`
 	Jobs      []JobStatus   `json:"jobs"`
+	Pods      []PodStatus   `json:"pods"` // the pending pods, by queue and position
 	Queues    []QueueStatus `json:"queues"`
 	Nodes     []NodeStatus  `json:"nodes"`
 	// Gauges are policy and admission internals by name, such as

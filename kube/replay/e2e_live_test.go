@@ -89,7 +89,9 @@ func TestLiveMixedAgreesWithSimulator(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := kubetest.Start(t, kubetest.Options{Kwok: true})
-			sched := startSpindle(t, c, bin, "spindle", "-p", policy)
+			// The simulator runs without admission control, so the live
+			// scheduler does too (its default is autoadmin).
+			sched := startSpindle(t, c, bin, "spindle", "-p", policy, "-a", "none")
 			run := "mixed-" + policy
 			r, err := New(Options{Workload: w, WorkloadName: "mixed", Client: c.Client, SchedulerName: "spindle",
 				TimeScale: scale, RunID: run, StallTimeout: 60 * time.Second, Timeout: 15 * time.Minute})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spindle-sched/spindle/kube/kwok"
 	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/workload"
 )
 
 // Labels and annotations the replayer puts on what it creates. The
@@ -92,7 +93,8 @@ func (r *Replayer) podObject(j *jobState, name, role string, req resource.Vector
 			SchedulerName: r.opt.SchedulerName,
 			RestartPolicy: corev1.RestartPolicyNever,
 			// Only this run's nodes: the workload file defines the cluster.
-			NodeSelector: map[string]string{RunLabel: r.run},
+			NodeSelector: r.nodeSelector(j),
+			Tolerations:  tolerations(j),
 			Containers: []corev1.Container{{
 				Name:  role,
 				Image: fakeImage,
@@ -134,4 +136,27 @@ func (r *Replayer) taskPod(j *jobState, k, t, a int) *corev1.Pod {
 	p.Annotations[PhaseAnnotation] = strconv.Itoa(k)
 	p.Annotations[DurationAnnot] = formatDuration(r.live(ph.Duration(t)))
 	return p
+}
+
+// nodeSelector keeps a job's pods on this run's nodes, and on its node
+// pool when the workload gives it one (docs/node-pools.md).
+func (r *Replayer) nodeSelector(j *jobState) map[string]string {
+	sel := map[string]string{RunLabel: r.run}
+	for k, v := range j.w.NodeSelector {
+		sel[k] = v
+	}
+	return sel
+}
+
+// tolerations are the job's tolerations from the workload, as a pod's.
+func tolerations(j *jobState) []corev1.Toleration {
+	var out []corev1.Toleration
+	for _, t := range j.w.Tolerations {
+		op := corev1.TolerationOpEqual
+		if t.Operator == workload.OpExists {
+			op = corev1.TolerationOpExists
+		}
+		out = append(out, corev1.Toleration{Key: t.Key, Operator: op, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
+	return out
 }

@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/kube/kwok"
@@ -698,13 +699,42 @@ func (j *jobState) completedTotal() int {
 // every one is Ready and schedulable.
 func (r *Replayer) createNodes(ctx context.Context) error {
 	var nodes []*corev1.Node
+	tainted := map[string][]corev1.Taint{}
 	for _, g := range r.opt.Workload.Cluster.Nodes {
 		for range g.Count {
 			name := fmt.Sprintf("%s-n%04d", r.run, len(nodes))
-			nodes = append(nodes, kwok.Node(name, map[string]string{RunLabel: r.run}, g.Capacity, 1000))
+			labels := map[string]string{RunLabel: r.run}
+			for k, v := range g.Labels { // a node pool's labels (docs/node-pools.md)
+				labels[k] = v
+			}
+			nodes = append(nodes, kwok.Node(name, labels, g.Capacity, 1000))
+			for _, t := range g.Taints {
+				tainted[name] = append(tainted[name], corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+			}
 		}
 	}
-	return kwok.CreateReady(ctx, r.opt.Client, nodes, r.opt.Workers, r.opt.NodeReadyTimeout)
+	if err := kwok.CreateReady(ctx, r.opt.Client, nodes, r.opt.Workers, r.opt.NodeReadyTimeout); err != nil {
+		return err
+	}
+	// A pool's taints go on once its nodes are Ready: creation waits for
+	// nodes free of NoSchedule taints.
+	for _, n := range nodes {
+		if len(tainted[n.Name]) == 0 {
+			continue
+		}
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := r.opt.Client.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Spec.Taints = append(cur.Spec.Taints, tainted[n.Name]...)
+			_, err = r.opt.Client.CoreV1().Nodes().Update(ctx, cur, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
+			return fmt.Errorf("taint node %s: %w", n.Name, err)
+		}
+	}
+	return nil
 }
 
 // cleanup removes the run's pods and nodes, whatever happened to the run.

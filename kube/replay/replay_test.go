@@ -390,3 +390,37 @@ func TestJobDemandAndAnnotation(t *testing.T) {
 		t.Errorf("FormatDemand = %q", got)
 	}
 }
+
+// TestReplayCarriesNodePools: a workload's node pools become node labels and
+// taints, and its jobs' node selectors and tolerations go on their pods,
+// beside the run's own selector.
+func TestReplayCarriesNodePools(t *testing.T) {
+	f := newFakeCluster(t)
+	w := parse(t, `
+version: 1
+cluster:
+  nodes:
+    - {vcores: 8, memory_mb: 8192, labels: {pool: small}}
+    - {vcores: 8, memory_mb: 8192, labels: {pool: batch}, taints: [{key: dedicated, value: batch, effect: NoSchedule}]}
+jobs:
+  - {id: s, node_selector: {pool: small}, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 1s}]}
+  - {id: b, node_selector: {pool: batch}, tolerations: [{key: dedicated, operator: Exists}], phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 1s}]}
+`)
+	res := play(t, f, w, func(o *Options) { o.TimeScale = 0.2 })
+	if res.Summary.JobsCompleted != 2 {
+		t.Fatalf("completed %d of 2", res.Summary.JobsCompleted)
+	}
+	for _, e := range f.entries() {
+		if e.kind != "created" {
+			continue
+		}
+		p := e.pod
+		want := map[string]string{"s": "small", "b": "batch"}[p.Annotations[JobIDAnnotation]]
+		if p.Spec.NodeSelector["pool"] != want || p.Spec.NodeSelector[RunLabel] == "" {
+			t.Errorf("%s: node selector %v, want pool=%s and the run's label", p.Name, p.Spec.NodeSelector, want)
+		}
+		if p.Annotations[JobIDAnnotation] == "b" && (len(p.Spec.Tolerations) != 1 || p.Spec.Tolerations[0].Operator != "Exists" || p.Spec.Tolerations[0].Key != "dedicated") {
+			t.Errorf("%s: tolerations %+v", p.Name, p.Spec.Tolerations)
+		}
+	}
+}

@@ -63,10 +63,10 @@ func (r *Replayer) result(end time.Duration, deadlocked bool) *Result {
 			stuck = append(stuck, metrics.StuckJob{ID: j.w.ID, State: r.jobStateWord(j)})
 		}
 	}
-	timeline, area := r.allocation(end, capacity)
+	timeline, area, endArea, endShare := r.allocation(end, capacity)
 	sr := &metrics.Outcome{
 		Deadlocked: deadlocked, Stuck: stuck, Events: r.events,
-		End: r.workloadTime(end), UtilArea: area,
+		End: r.workloadTime(end), UtilArea: area, EndArea: endArea, EndShare: endShare,
 	}
 	s := metrics.Summarize(w, sr, jobs, metrics.Run{
 		Policy: PolicyName(r.opt.SchedulerName), Admission: "scheduler's own",
@@ -97,14 +97,17 @@ func (r *Replayer) jobStateWord(j *jobState) string {
 
 // allocation is the resources bound to nodes over time (every pod from its
 // binding to its end) and the integral of its dominant share of the
-// cluster, in share × µs of workload time, as the simulator counts it.
-func (r *Replayer) allocation(end time.Duration, capacity resource.Vector) ([]Sample, float64) {
+// cluster, in share × µs of workload time, as the simulator counts it: up to
+// the last task's end, and up to the end of the run (what a deadlocked run
+// is measured over), and the share still bound at the end.
+func (r *Replayer) allocation(end time.Duration, capacity resource.Vector) (_ []Sample, area, endArea, endShare float64) {
 	type change struct {
 		at  time.Duration
 		req resource.Vector
 		add bool
 	}
 	var cs []change
+	var held resource.Vector
 	for _, p := range r.pods {
 		if p.bound < 0 {
 			continue
@@ -112,6 +115,7 @@ func (r *Replayer) allocation(end time.Duration, capacity resource.Vector) ([]Sa
 		e := p.ended
 		if e < 0 {
 			e = end
+			held = held.Add(p.req)
 		}
 		cs = append(cs, change{p.bound, p.req, true}, change{e, p.req, false})
 	}
@@ -123,14 +127,19 @@ func (r *Replayer) allocation(end time.Duration, capacity resource.Vector) ([]Sa
 	}
 	var out []Sample
 	var cur resource.Vector
-	area := 0.0
-	last := clock.Time(0)
+	last, lastEnd := clock.Time(0), clock.Time(0)
+	endT := r.workloadTime(end)
 	for i := 0; i < len(cs); {
 		at := cs[i].at
 		t := r.workloadTime(at)
+		share := cur.DominantShare(capacity)
 		if c := min(t, limit); c > last {
-			area += cur.DominantShare(capacity) * float64(c-last)
+			area += share * float64(c-last)
 			last = c
+		}
+		if c := min(t, endT); c > lastEnd {
+			endArea += share * float64(c-lastEnd)
+			lastEnd = c
 		}
 		for ; i < len(cs) && cs[i].at == at; i++ {
 			if cs[i].add {
@@ -141,7 +150,7 @@ func (r *Replayer) allocation(end time.Duration, capacity resource.Vector) ([]Sa
 		}
 		out = append(out, Sample{T: t, Allocated: cur})
 	}
-	return out, area
+	return out, area, endArea, held.DominantShare(capacity)
 }
 
 func (r *Replayer) lastTaskDone() time.Duration {

@@ -277,8 +277,7 @@ func (p *Policy) replan(now clock.Time) {
 			continue
 		}
 		if j.Spec().Estimate <= 0 {
-			p.keys[j.ID()] = key{eff: -1, set: noEstimate, plan: int32(p.plans)}
-			p.q.Fix(j)
+			p.setKey(j, key{eff: -1, set: noEstimate, plan: int32(p.plans)})
 			continue
 		}
 		p.planned = append(p.planned, j)
@@ -296,13 +295,25 @@ func (p *Policy) replan(now clock.Time) {
 	for r, s := range p.sets {
 		for pos, m := range s.Members {
 			j := p.planned[m]
-			p.keys[j.ID()] = key{eff: s.Efficiency, set: int32(r), pos: int32(pos), plan: int32(p.plans)}
-			p.q.Fix(j)
+			p.setKey(j, key{eff: s.Efficiency, set: int32(r), pos: int32(pos), plan: int32(p.plans)})
 		}
 	}
 	if p.cfg.Strict {
 		// A new plan can let a node take a job it was refused before.
 		p.v.Reconsider()
+	}
+}
+
+// setKey gives j its key in the new plan and moves it in the queue only if
+// its place can change: a key whose ordering fields (all but plan) are the
+// same leaves the heap as it is, so fixing it was a no-op, and on a queue of
+// jobs without estimates it was most of a plan's cost.
+func (p *Policy) setKey(j *sched.Job, k key) {
+	old := &p.keys[j.ID()]
+	same := old.eff == k.eff && old.set == k.set && old.pos == k.pos
+	*old = k
+	if !same {
+		p.q.Fix(j)
 	}
 }
 

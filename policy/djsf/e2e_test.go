@@ -194,6 +194,7 @@ func TestElisionIsExact(t *testing.T) {
 	for i, w := range ws {
 		for _, pol := range []string{"sjf", "sjf:strict=true", "tetris", "djsf", "djsf:strict=true,replan=3s", "djsf+"} {
 			t.Run(fmt.Sprintf("w%d/%s", i, pol), func(t *testing.T) {
+				t.Parallel()
 				f, _, err := policy.Parse(pol)
 				if err != nil {
 					t.Fatal(err)

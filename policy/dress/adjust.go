@@ -38,7 +38,7 @@ type AdjustInput struct {
 	SD, LD []float64
 }
 
-// Adjust is Algorithm 3 with the errata of DESIGN §5: line 14 adds F2 to
+// Adjust is Algorithm 3 with the errata of docs/design.md ("DRESS"): line 14 adds F2 to
 // A_c2; line 20 subtracts the LD job's own r_j; the loops run over every job
 // of a category; and lines 21-24 continue with the small jobs that did not
 // fit, in ascending order, moving what large jobs left over to them while the

@@ -2,6 +2,8 @@ package dress
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -93,6 +95,64 @@ func TestAdjust(t *testing.T) {
 			if math.Abs(delta-tt.delta) > 1e-12 || branch != tt.branch {
 				t.Errorf("δ = %v by %v, want %v by %v", delta, branch, tt.delta, tt.branch)
 			}
+			// The re-tune's form over sorted sets gives the same, bit
+			// for bit.
+			sd, ld := setOf(in.SD), setOf(in.LD)
+			if d, b := adjustSets(in, &sd, &ld); d != delta || b != branch {
+				t.Errorf("adjustSets: δ = %v by %v, Adjust %v by %v", d, b, delta, branch)
+			}
 		})
+	}
+}
+
+func setOf(xs []float64) demandSet {
+	var s demandSet
+	for _, x := range xs {
+		s.add(int64(x))
+	}
+	return s
+}
+
+// adjustSets equals Adjust bit for bit on random inputs: demands in units of
+// a 1e9-unit cluster with many repeats, fractional forecasts, each branch.
+func TestAdjustSetsEqualsAdjust(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	branches := map[Branch]int{}
+	for range 20000 {
+		sizes := []int64{1 + rng.Int64N(1e9), 1 + rng.Int64N(1e7), 1 + rng.Int64N(1e7), 1 + rng.Int64N(1e8)}
+		draw := func() []float64 {
+			xs := make([]float64, rng.IntN(12))
+			for i := range xs {
+				xs[i] = float64(sizes[rng.IntN(len(sizes))])
+			}
+			return xs
+		}
+		in := AdjustInput{Delta: rng.Float64(), Total: 1e9,
+			A1: float64(rng.Int64N(3e8)), A2: float64(rng.Int64N(3e8)),
+			F1: rng.Float64() * 1e8, F2: rng.Float64() * 1e8, SD: draw(), LD: draw()}
+		want, wantB := Adjust(in)
+		sd, ld := setOf(in.SD), setOf(in.LD)
+		got, gotB := adjustSets(in, &sd, &ld)
+		if got != want || gotB != wantB {
+			t.Fatalf("%+v: adjustSets %v %v, Adjust %v %v", in, got, gotB, want, wantB)
+		}
+		branches[wantB]++
+	}
+	for b := range numBranches {
+		if branches[b] < 100 {
+			t.Errorf("only %d draws reached %v", branches[b], b)
+		}
+	}
+}
+
+func TestDemandSet(t *testing.T) {
+	var s demandSet
+	for _, v := range []int64{5, 3, 5, 9, 3, 5} {
+		s.add(v)
+	}
+	s.remove(5)
+	s.remove(9)
+	if !slices.Equal(s.vals, []int64{3, 5}) || !slices.Equal(s.cnt, []int{2, 2}) || s.n != 4 || s.sum != 16 {
+		t.Errorf("set %v %v, n %d, sum %d; want [3 5] [2 2], 4, 16", s.vals, s.cnt, s.n, s.sum)
 	}
 }

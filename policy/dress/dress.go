@@ -198,12 +198,20 @@ type Policy struct {
 	taskUnits [2]int64
 
 	rec recorder
+	rt  retune
 }
 
 type jobInfo struct {
 	cat    Category
 	demand int64 // AM plus largest phase, in units
 	am     int64 // the AM container, in units
+
+	// The re-tune's bookkeeping (retune.go): where the job's demand is
+	// kept and the value counted, whether it changed since, and whether
+	// the estimator forecasts its releases.
+	where          uint8
+	counted        int64
+	dirty, tracked bool
 }
 
 type pool struct {
@@ -266,19 +274,30 @@ func (p *Policy) JobSubmitted(j *sched.Job) {
 		info.demand = max(info.demand, int64(ph.Tasks)*p.m.size(ph.Request))
 	}
 	info.demand += info.am
+	if j.Open() {
+		// A live application declares no phases: its declared peak, AM
+		// included, when it gives one, else its AM alone.
+		info.demand = max(p.m.size(j.Demand()), info.am)
+	}
 	for int(j.ID()) >= len(p.jobs) {
 		p.jobs = append(p.jobs, jobInfo{})
 	}
 	p.jobs[j.ID()] = info
 	p.live[cat] = append(p.live[cat], j)
 	p.rec.classified(cat)
+	p.touch(j)
 }
+
+// JobAdmitted marks the job for the re-tune: with demand=usable, a job
+// counts only once admitted.
+func (p *Policy) JobAdmitted(j *sched.Job) { p.touch(j) }
 
 // AsksChanged files the job under its pool's AM or task asks.
 func (p *Policy) AsksChanged(j *sched.Job) {
 	pl := &p.pools[p.jobs[j.ID()].cat]
 	pl.ams.Update(j)
 	pl.tasks.Update(j)
+	p.touch(j)
 }
 
 // JobFinished drops the job.
@@ -307,6 +326,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 	cat := p.jobs[j.ID()].cat
 	size := p.m.size(c.Request())
 	at, _ := c.Time(c.State())
+	p.touch(j)
 	switch c.State() {
 	case sched.Allocated:
 		p.pools[cat].used += size
@@ -316,9 +336,11 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 			p.taskUnits[cat] += size
 			if p.est != nil {
 				p.est.Start(int(j.ID()), uint64(c.ID()), at, size)
+				p.track(j, cat)
 			}
 			if p.phEst != nil {
 				p.phEst.Start(int(j.ID()), cat, c.Phase(), uint64(c.ID()), at, size)
+				p.track(j, cat)
 			}
 		}
 	case sched.Completed, sched.Killed, sched.Failed, sched.Preempted, sched.Lost:
@@ -435,14 +457,20 @@ func (p *Policy) amRoom() resource.Vector {
 // TickEvery is the adjustment interval.
 func (p *Policy) TickEvery() clock.Duration { return p.cfg.Interval }
 
-// Tick runs Algorithm 3 and records the interval.
+// Tick runs Algorithm 3 and records the interval. Its inputs come from
+// state kept as jobs change (retune.go), not from a walk of every job.
 func (p *Policy) Tick(now clock.Time) {
 	p.rec.closeWindows(now)
-	in := p.inputs(now)
-	delta, branch := Adjust(in.AdjustInput)
+	in := p.inputsFast(now)
+	delta, branch := adjustSets(in.AdjustInput, &p.rt.demand[SD], &p.rt.demand[LD])
+	if verifyRetune {
+		p.verify(now, in, delta, branch)
+	}
+	sdPending, ldPending := p.rt.demand[SD].n > 0, p.rt.demand[LD].n > 0
+	p.untemp()
 	p.delta = min(max(delta, p.cfg.DeltaMin), p.cfg.DeltaMax)
 	if p.cfg.Floor > 0 {
-		p.delta = applyFloor(p.delta, p.cfg.Floor, len(in.SD) > 0, len(in.LD) > 0)
+		p.delta = applyFloor(p.delta, p.cfg.Floor, sdPending, ldPending)
 	}
 	p.rec.adjusted(now, p.delta, branch, in.predicted, p.horizon, p.tasks > 0)
 }
@@ -452,11 +480,12 @@ type inputs struct {
 	predicted float64 // containers expected to be released, both categories
 }
 
-// inputs gathers Algorithm 3's quantities in units. A_c is split by the
-// pool limits, a pool over its limit
-// (after δ shrank) having nothing available and the other pool no more than
-// is actually free.
-func (p *Policy) inputs(now clock.Time) inputs {
+// inputsFull gathers Algorithm 3's quantities in units by walking every
+// unfinished job: the reference that inputsFast must equal (tests compare
+// them on every tick). A_c is split by the pool limits, a pool over its
+// limit (after δ shrank) having nothing available and the other pool no
+// more than is actually free.
+func (p *Policy) inputsFull(now clock.Time) inputs {
 	in := inputs{AdjustInput: AdjustInput{Delta: p.delta, Total: float64(Total)}}
 	sdLimit, ldLimit := p.limit()
 	ac := p.available()
@@ -473,7 +502,7 @@ func (p *Policy) inputs(now clock.Time) inputs {
 				in.predicted += n
 			}
 			if p.phEst != nil {
-				n, u := p.phEst.Predict(int(j.ID()), now, p.horizon)
+				n, u := p.phEst.predictFull(int(j.ID()), now, p.horizon)
 				f[cat] += u
 				in.predicted += n
 			}
@@ -516,13 +545,18 @@ func (p *Policy) usable(j *sched.Job, amLeft *resource.Vector) bool {
 			return true // allocated, starting
 		}
 		am := j.Spec().AM
-		if !am.Fits(*amLeft) {
+		if !amFits(am, *amLeft) {
 			return false
 		}
 		*amLeft = amLeft.Sub(am)
 	}
 	return true
 }
+
+// amFits is the AM-limit test of usable. The re-tune's walk of waiting AMs
+// stops once the least of them fails it, which is right for any test that
+// a larger AM never passes where a smaller one fails.
+func amFits(am, left resource.Vector) bool { return am.Fits(left) }
 
 // applyFloor keeps δ within [floor, 1-floor] for a category that has
 // pending demand, so that neither waits without bound behind the other.
@@ -544,6 +578,9 @@ func applyFloor(delta, floor float64, sdPending, ldPending bool) float64 {
 func (p *Policy) remaining(j *sched.Job) int64 {
 	if j.State() == sched.Finished {
 		return 0
+	}
+	if j.Open() {
+		return p.remainingOpen(j)
 	}
 	started := false
 	for k := range j.Spec().Phases {
@@ -568,6 +605,32 @@ func (p *Policy) remaining(j *sched.Job) int64 {
 	return r
 }
 
+// remainingOpen is remaining for a live application, which declares no
+// phases and asks as it goes: what its requests want now, pending or held
+// until its driver runs (its driver's own included while it waits), or,
+// before it has asked for any executor, its declared demand less its
+// running driver. Counting only declared phases, as for a simulated job,
+// would leave a running driver's executors out of Algorithm 3 altogether:
+// with nothing else pending, δ then shrinks to delta_min and the small
+// pool, holding the driver, has no room left for its executors.
+func (p *Policy) remainingOpen(j *sched.Job) int64 {
+	var r int64
+	asks := j.Asks()
+	for i := range asks {
+		a := &asks[i]
+		r += int64(a.Pending+a.Held()) * p.m.size(a.Request)
+	}
+	if len(asks) == 1 { // no executor asked for yet
+		info := p.jobs[j.ID()]
+		declared := info.demand
+		if j.AM() != nil {
+			declared -= info.am
+		}
+		r = max(r, declared)
+	}
+	return r
+}
+
 // Report returns δ over time and the estimator's accuracy under "dress".
 func (p *Policy) Report() (string, any) {
 	return "dress", p.rec.report(p)
@@ -579,6 +642,7 @@ func (p *Policy) Report() (string, any) {
 var (
 	_ sched.Policy            = (*Policy)(nil)
 	_ sched.SubmitObserver    = (*Policy)(nil)
+	_ sched.AdmitObserver     = (*Policy)(nil)
 	_ sched.AskObserver       = (*Policy)(nil)
 	_ sched.FinishObserver    = (*Policy)(nil)
 	_ sched.ContainerObserver = (*Policy)(nil)

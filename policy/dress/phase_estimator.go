@@ -17,6 +17,10 @@ type PhaseEstimator struct {
 	tasks map[uint64]*ptask
 	jobs  map[int]*pjob
 	cat   [2]mean
+	// catVer counts the completions of each category: a job whose
+	// forecast fell back on the category's mean is recomputed when it
+	// moves.
+	catVer [2]uint64
 }
 
 type ptask struct {
@@ -33,6 +37,18 @@ type pjob struct {
 	phases  map[int]*mean
 	all     mean
 	running []*ptask // a slice, not a map: sums must not depend on map order
+
+	// The last forecast and how long it holds: a task's weight changes
+	// only when now crosses its expected end less h, or its expected
+	// end, and the expected durations only with a completion. Until the
+	// first such change the sums, made of the same terms in the same
+	// order, are the same bits, and a re-tune need not walk the tasks.
+	cached         bool
+	cacheH         clock.Duration
+	cacheUntil     clock.Time
+	cacheCat       bool   // the forecast used the category's mean
+	cacheCatVer    uint64 // catVer then
+	cacheN, cacheU float64
 }
 
 type mean struct {
@@ -69,6 +85,7 @@ func (e *PhaseEstimator) Start(j int, c Category, phase int, id uint64, at clock
 	t := &ptask{id: id, job: j, phase: phase, start: at, size: size, pos: len(pj.running)}
 	e.tasks[id] = t
 	pj.running = append(pj.running, t)
+	pj.cached = false
 }
 
 // Complete records task container id COMPLETED at time at.
@@ -79,6 +96,7 @@ func (e *PhaseEstimator) Complete(id uint64, at clock.Time) {
 	}
 	delete(e.tasks, id)
 	pj := e.jobs[t.job]
+	pj.cached = false
 	last := pj.running[len(pj.running)-1]
 	pj.running[t.pos], last.pos = last, t.pos
 	pj.running = pj.running[:len(pj.running)-1]
@@ -91,6 +109,7 @@ func (e *PhaseEstimator) Complete(id uint64, at clock.Time) {
 	m.add(d)
 	pj.all.add(d)
 	e.cat[pj.cat].add(d)
+	e.catVer[pj.cat]++
 }
 
 // Forget drops a finished job. Its tasks still tracked are the ones in its
@@ -106,15 +125,18 @@ func (e *PhaseEstimator) Forget(j int) {
 }
 
 // expected returns the duration a task of the job's phase is expected to
-// run, and whether there is any observation to go on.
-func (e *PhaseEstimator) expected(pj *pjob, phase int) (clock.Duration, bool) {
+// run, whether there is any observation to go on, and whether it is the
+// category's mean.
+func (e *PhaseEstimator) expected(pj *pjob, phase int) (d clock.Duration, ok, ofCat bool) {
 	if m := pj.phases[phase]; m != nil {
-		return m.value()
+		d, ok = m.value()
+		return d, ok, false
 	}
 	if d, ok := pj.all.value(); ok {
-		return d, true
+		return d, true, false
 	}
-	return e.cat[pj.cat].value()
+	d, ok = e.cat[pj.cat].value()
+	return d, ok, true
 }
 
 // Predict returns the task containers job j is expected to release over
@@ -124,8 +146,32 @@ func (e *PhaseEstimator) Predict(j int, now clock.Time, h clock.Duration) (count
 	if pj == nil {
 		return 0, 0
 	}
+	if pj.cached && pj.cacheH == h && now < pj.cacheUntil && (!pj.cacheCat || pj.cacheCatVer == e.catVer[pj.cat]) {
+		return pj.cacheN, pj.cacheU
+	}
+	count, units, until, ofCat := e.predict(pj, now, h)
+	pj.cached, pj.cacheH, pj.cacheUntil, pj.cacheCat, pj.cacheCatVer = true, h, until, ofCat, e.catVer[pj.cat]
+	pj.cacheN, pj.cacheU = count, units
+	return count, units
+}
+
+// predictFull is Predict without the cache: the reference it must equal.
+func (e *PhaseEstimator) predictFull(j int, now clock.Time, h clock.Duration) (count, units float64) {
+	pj := e.jobs[j]
+	if pj == nil {
+		return 0, 0
+	}
+	count, units, _, _ = e.predict(pj, now, h)
+	return count, units
+}
+
+// predict walks the job's running tasks; until is the first instant after
+// now at which a task's weight changes.
+func (e *PhaseEstimator) predict(pj *pjob, now clock.Time, h clock.Duration) (count, units float64, until clock.Time, ofCat bool) {
+	until = clock.Never
 	for _, t := range pj.running {
-		d, ok := e.expected(pj, t.phase)
+		d, ok, cat := e.expected(pj, t.phase)
+		ofCat = ofCat || cat
 		if !ok || d <= 0 {
 			continue
 		}
@@ -134,11 +180,14 @@ func (e *PhaseEstimator) Predict(j int, now clock.Time, h clock.Duration) (count
 		switch {
 		case end > now && end <= now.Add(h):
 			w = 1
+			until = min(until, end) // overdue from then
 		case end <= now:
 			w = min(1, float64(h)/float64(d))
+		default:
+			until = min(until, end-clock.Time(h)) // due within h from then
 		}
 		count += w
 		units += w * float64(t.size)
 	}
-	return count, units
+	return count, units, until, ofCat
 }

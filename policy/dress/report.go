@@ -1,6 +1,8 @@
 package dress
 
 import (
+	"encoding/json"
+	"errors"
 	"math"
 
 	"github.com/spindle-sched/spindle/clock"
@@ -50,6 +52,27 @@ type Point struct {
 	Delta     float64 `json:"delta"`
 	Predicted float64 `json:"predicted"`
 	Actual    int     `json:"actual"`
+}
+
+// UnmarshalJSON reads a point back (the report reads a saved summary.json
+// with this type), insisting on all four members: a point missing one is
+// not one this policy wrote, and a zero in its place would draw a wrong
+// chart rather than fail.
+func (p *Point) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		T         *float64 `json:"t_s"`
+		Delta     *float64 `json:"delta"`
+		Predicted *float64 `json:"predicted"`
+		Actual    *int     `json:"actual"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if raw.T == nil || raw.Delta == nil || raw.Predicted == nil || raw.Actual == nil {
+		return errors.New("want t_s, delta, predicted and actual")
+	}
+	*p = Point{T: *raw.T, Delta: *raw.Delta, Predicted: *raw.Predicted, Actual: *raw.Actual}
+	return nil
 }
 
 func (r *recorder) init(delta0 float64) {
@@ -134,7 +157,9 @@ func (r *recorder) adjusted(now clock.Time, delta float64, b Branch, predicted f
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
-// Report is the "dress" section of a run's JSON summary.
+// Report is the "dress" section of a run's JSON summary: the policy writes
+// it (Policy.Report) and the report package reads it back from summary.json
+// to draw the section's charts, so this is its one declaration.
 type Report struct {
 	Variant   string  `json:"variant"`
 	Theta     float64 `json:"theta"`

@@ -22,6 +22,10 @@ const Total int64 = 1_000_000_000
 // meter converts requests to units against one cluster capacity.
 type meter struct {
 	capacity resource.Vector
+	// The last free vector converted by units, and its value.
+	free      resource.Vector
+	freeUnits int64
+	freeSet   bool
 }
 
 func newMeter(capacity resource.Vector) *meter { return &meter{capacity: capacity} }
@@ -78,6 +82,17 @@ func (m *meter) room(u int64) resource.Vector {
 // what the nodes report, which differ when other workloads take part of the
 // machines.
 func (m *meter) units(free resource.Vector) int64 {
+	// The re-tune asks every interval, and the free resources seldom
+	// moved since: the divisions are done once per change.
+	if m.freeSet && free == m.free {
+		return m.freeUnits
+	}
+	u := m.unitsOf(free)
+	m.free, m.freeUnits, m.freeSet = free, u, true
+	return u
+}
+
+func (m *meter) unitsOf(free resource.Vector) int64 {
 	u := Total
 	for d := range free {
 		if m.capacity[d] <= 0 {

@@ -59,13 +59,19 @@ type Config struct {
 
 // Params reads the parameters; mode is fixed by the policy name.
 func Params(r *params.Reader, mode Mode) Config {
-	return Config{
+	c := Config{
 		Mode:           mode,
-		MaxAMShare:     r.Float("max_am_share", 0.5, -1, 1, "fraction of a queue's fair share that ApplicationMasters may hold (YARN maxAMShare, default 0.5); -1 disables the limit"),
+		MaxAMShare:     r.Float("max_am_share", 0.5, -1, 1, "fraction of a queue's fair share that ApplicationMasters may hold, in [0, 1] (YARN maxAMShare, default 0.5); -1 disables the limit"),
 		Reserve:        r.Bool("reserve", false, "YARN reservations: the job first in line holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
 		AssignMultiple: r.Bool("assign_multiple", false, "assign as many containers as fit on each node update (yarn.scheduler.fair.assignmultiple=true); the default, Hadoop's, assigns one per heartbeat"),
 		Preemption:     preempt.Params(r, PreemptionDefaults(mode)),
 	}
+	// YARN reads -1 as "no limit"; any other negative share would let no
+	// ApplicationMaster run at all.
+	if c.MaxAMShare < 0 && c.MaxAMShare != -1 {
+		r.Failf("max_am_share", "%v is neither a share in [0, 1] nor -1 (no limit)", c.MaxAMShare)
+	}
+	return c
 }
 
 // PreemptionDefaults are the Capacity scheduler's rounds and limits

@@ -150,7 +150,7 @@ func TestAssignMultiple(t *testing.T) {
 				return fair.New(v, fair.Config{Mode: fair.Memory, MaxAMShare: -1, AssignMultiple: tt.multiple}), nil
 			},
 		})
-		// An AM and four tasks of <1 vcore, 512 MB>: the node holds all
+		// An AM and four tasks of <1 vcore, 512 MiB>: the node holds all
 		// five.
 		j := h.Submit(sched.JobSpec{Key: "a", Queue: "default", AM: resource.New(1, 512),
 			Phases: []sched.PhaseSpec{{Tasks: 4, Request: resource.New(1, 512), StartAfter: 1}}})
@@ -173,7 +173,7 @@ func TestAssignMultiple(t *testing.T) {
 
 // Shares are fractions of the cluster's capacity, so on a live cluster a
 // node joining can reorder DRF's jobs. On <8 vcores, 16 GB>, A holding three
-// <1 vcore, 256 MB> tasks has the dominant share 3/8 and B holding one
+// <1 vcore, 256 MiB> tasks has the dominant share 3/8 and B holding one
 // <1 vcore, 4 GB> task 1/4, so B is served first; once a <24 vcores, 0 GB>
 // node joins, A's share is 3/32 and B's still 1/4, so A is.
 func TestSharesFollowTheCluster(t *testing.T) {

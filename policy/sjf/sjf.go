@@ -12,13 +12,17 @@
 // node lets the next job in order use it, so a large short job does not block
 // smaller ones behind it. With strict=true the shortest job with outstanding
 // requests blocks every other until its next request fits.
+//
+// SJF is policy/internal/ordered with jobs ordered by Less; FIFO is the same
+// policy in submission order. As with FIFO, a job of higher priority comes
+// first; the estimate orders jobs of equal priority (all of them, by
+// default).
 package sjf
 
 import (
 	"github.com/spindle-sched/spindle/clock"
-	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/params"
-	"github.com/spindle-sched/spindle/policy/internal/jobq"
+	"github.com/spindle-sched/spindle/policy/internal/ordered"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -32,16 +36,11 @@ func Params(r *params.Reader) Config {
 	return Config{Strict: r.Bool("strict", false, "head-of-line blocking: the shortest job whose next request does not fit stops every other job (default false: work-conserving)")}
 }
 
-// Policy is the SJF scheduler.
-type Policy struct {
-	cfg     Config
-	wanting *jobq.Queue // jobs with outstanding asks, shortest estimate first
-}
+// Policy is the SJF scheduler: the ordered policy by estimate.
+type Policy = ordered.Policy
 
 // New returns an SJF policy.
-func New(_ *sched.View, cfg Config) *Policy {
-	return &Policy{cfg: cfg, wanting: jobq.New(Less, nil)}
-}
+func New(_ *sched.View, cfg Config) *Policy { return ordered.New(Less, cfg.Strict) }
 
 // Less orders jobs by estimate, unknown estimates last, then by submission.
 func Less(a, b *sched.Job) bool {
@@ -58,35 +57,3 @@ func key(j *sched.Job) clock.Duration {
 	}
 	return clock.Duration(clock.Never)
 }
-
-// AsksChanged keeps the set of jobs with outstanding asks.
-func (p *Policy) AsksChanged(j *sched.Job) { p.wanting.Update(j) }
-
-// JobFinished drops the job.
-func (p *Policy) JobFinished(j *sched.Job) { p.wanting.Update(j) }
-
-// Pick returns the first outstanding ask, shortest job first, that fits n;
-// in strict mode only the shortest job's next ask.
-func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
-	free := n.Free()
-	if !p.cfg.Strict {
-		return p.wanting.First(n, free)
-	}
-	head := p.wanting.Head()
-	if head == nil {
-		return nil
-	}
-	if a := head.NextAsk(); a != nil && a.Request.Fits(free) && a.EligibleOn(n) {
-		return a
-	}
-	return nil
-}
-
-// The core detects each optional interface by a type assertion, so a
-// misspelt method would silently turn a hook off: these make it a compile
-// error instead.
-var (
-	_ sched.Policy         = (*Policy)(nil)
-	_ sched.AskObserver    = (*Policy)(nil)
-	_ sched.FinishObserver = (*Policy)(nil)
-)

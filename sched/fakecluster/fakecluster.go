@@ -114,6 +114,8 @@ func (c *Cluster) Launch(ct *sched.Container) {
 	switch {
 	case !n.Schedulable():
 		c.fail(fmt.Errorf("%s placed on %v, which takes no containers", k, n))
+	case n.Slots() > 0 && n.AMContainers()+n.TaskContainers()+n.HeldSlots() > n.Slots():
+		c.fail(fmt.Errorf("%s placed on %v beyond its %d container slots", k, n, n.Slots()))
 	case c.Eligible[k] != nil && !c.Eligible[k](n):
 		c.fail(fmt.Errorf("%s placed on %v, which its constraints exclude", k, n))
 	case c.live[k] != nil && c.live[k] != ct && !c.live[k].State().Terminal():

@@ -63,7 +63,7 @@ func RequireBinaries(t testing.TB) string {
 		return dir
 	}
 	msg := fmt.Sprintf("LIVE TEST NOT RUN: %v. Build the binaries once with hack/build-kube.sh "+
-		"(about 7 minutes; cached outside the checkout) or point %s at them; see docs/live-testing.md",
+		"(7 to 26 minutes on 2 cores the first time; cached outside the checkout) or point %s at them; see docs/live-testing.md",
 		err, localcluster.EnvBin)
 	if live == "1" || inCI() {
 		t.Fatal(msg)

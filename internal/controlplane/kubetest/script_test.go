@@ -166,3 +166,147 @@ func TestLiveLocalClusterScript(t *testing.T) {
 		t.Errorf("status after down exited %d, want 1", code)
 	}
 }
+
+// checkout makes a second checkout of this repository at dir, as far as
+// hack/local-cluster.sh can tell: the same files, reached through symbolic
+// links, under another path.
+func checkout(t *testing.T, dir string) {
+	t.Helper()
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := func(from, to string) {
+		entries, err := os.ReadDir(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(to, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name() == ".git" || (from == root && e.Name() == "hack") {
+				continue
+			}
+			if err := os.Symlink(filepath.Join(from, e.Name()), filepath.Join(to, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	link(root, dir)
+	link(filepath.Join(root, "hack"), filepath.Join(dir, "hack"))
+}
+
+// runIn runs the local-cluster.sh of the checkout at dir with the default
+// state directory (none given), under stateHome.
+func runIn(t *testing.T, dir, stateHome string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(dir, "hack", "local-cluster.sh"), args...)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SPINDLE_CLUSTER_DIR=") && !strings.HasPrefix(kv, "XDG_STATE_HOME=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "XDG_STATE_HOME="+stateHome)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %s/hack/local-cluster.sh %v: %v", dir, args, err)
+	}
+	return string(out), code
+}
+
+// Two checkouts, each with its default state directory: two clusters. A
+// down in one stops its own processes only; the other's apiserver still
+// answers and its processes still run.
+func TestLiveLocalClusterTwoCheckouts(t *testing.T) {
+	RequireBinaries(t)
+	tmp := t.TempDir()
+	stateHome := filepath.Join(tmp, "state")
+	a, b := filepath.Join(tmp, "one", "spindle"), filepath.Join(tmp, "two", "spindle")
+	checkout(t, a)
+	checkout(t, b)
+	started := map[string]map[string]int{}
+	kubeconfig := map[string]string{}
+	t.Cleanup(func() {
+		for _, co := range []string{a, b} {
+			runIn(t, co, stateHome, "down")
+			for name, pid := range started[co] {
+				if alive(pid) {
+					t.Errorf("%s (pid %d) survived down; killing its group", name, pid)
+					_ = syscall.Kill(-pid, syscall.SIGKILL)
+				}
+			}
+		}
+	})
+	export := regexp.MustCompile(`(?m)^export KUBECONFIG=(\S+)$`)
+	for _, co := range []string{a, b} {
+		out, code := runIn(t, co, stateHome, "up", "--nodes", "1")
+		m := export.FindStringSubmatch(out)
+		if m != nil {
+			started[co] = pidfiles(t, filepath.Dir(m[1]))
+		}
+		if code != 0 || m == nil {
+			t.Fatalf("up in %s exited %d:\n%s", co, code, out)
+		}
+		kubeconfig[co] = m[1]
+		if !strings.HasPrefix(m[1], filepath.Join(stateHome, "spindle", "clusters")+"/") {
+			t.Errorf("kubeconfig %s is not under the default state home %s", m[1], stateHome)
+		}
+		if len(started[co]) != 4 {
+			t.Errorf("up in %s recorded %v, want etcd, kube-apiserver, kube-controller-manager and kwok", co, started[co])
+		}
+	}
+	if kubeconfig[a] == kubeconfig[b] {
+		t.Fatalf("both checkouts use %s", kubeconfig[a])
+	}
+	for name, pid := range started[a] {
+		if started[b][name] == pid {
+			t.Fatalf("both clusters have %s as pid %d", name, pid)
+		}
+	}
+
+	out, code := runIn(t, a, stateHome, "down")
+	if code != 0 {
+		t.Fatalf("down in %s exited %d:\n%s", a, code, out)
+	}
+	for name, pid := range started[a] {
+		if alive(pid) {
+			t.Errorf("%s's %s (pid %d) still runs after its down", a, name, pid)
+		}
+	}
+	for name, pid := range started[b] {
+		if !alive(pid) {
+			t.Errorf("%s's %s (pid %d) was stopped by the other checkout's down", b, name, pid)
+		}
+		if strings.Contains(out, "(pid "+strconv.Itoa(pid)+")") {
+			t.Errorf("down in %s reports stopping pid %d of the other cluster:\n%s", a, pid, out)
+		}
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig[b])
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("the other cluster does not answer after the first's down: %v", err)
+	}
+	if len(nodes.Items) != 1 {
+		t.Errorf("the other cluster has %d nodes, want 1", len(nodes.Items))
+	}
+	if out, code := runIn(t, b, stateHome, "status"); code != 0 || !strings.Contains(out, kubeconfig[b]) {
+		t.Errorf("status in %s exited %d:\n%s", b, code, out)
+	}
+	if out, code := runIn(t, a, stateHome, "status"); code != 1 {
+		t.Errorf("status in %s after its down exited %d, want 1:\n%s", a, code, out)
+	}
+}

@@ -151,6 +151,11 @@ type Process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error // set before done is closed
+
+	// What started it, for Restart.
+	path   string
+	args   []string
+	detach bool
 }
 
 // Start brings up a control plane in dir from the binaries in bin. On error
@@ -469,7 +474,7 @@ func (c *Cluster) spawn(bin, name string, opts Options, args ...string) (*Proces
 
 func (c *Cluster) start1(name, path string, detach bool, args ...string) (*Process, error) {
 	logPath := filepath.Join(c.Dir, name+".log")
-	logf, err := os.Create(logPath)
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -480,7 +485,7 @@ func (c *Cluster) start1(name, path string, detach bool, args ...string) (*Proce
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &Process{Name: name, PID: cmd.Process.Pid, Log: logPath, cmd: cmd, done: make(chan struct{})}
+	p := &Process{Name: name, PID: cmd.Process.Pid, Log: logPath, cmd: cmd, done: make(chan struct{}), path: path, args: args, detach: detach}
 	c.Procs = append(c.Procs, p)
 	go func() {
 		p.err = cmd.Wait()
@@ -492,6 +497,47 @@ func (c *Cluster) start1(name, path string, detach bool, args ...string) (*Proce
 		return nil, fmt.Errorf("pidfile: %w", err)
 	}
 	return p, nil
+}
+
+// Restart starts p's command again, with the same arguments (so the same
+// ports and data directory), once p has exited: a test kills a component
+// with Kill, waits as long as it likes, and restarts it. The new process
+// appends to the same log and replaces p in Procs, so Stop stops it. For
+// kube-apiserver it returns once the apiserver answers /readyz.
+func (c *Cluster) Restart(ctx context.Context, p *Process) (*Process, error) {
+	if err := p.Exited(); err == nil {
+		return nil, fmt.Errorf("restart %s: it still runs (PID %d); Kill it first", p.Name, p.PID)
+	}
+	i := slices.Index(c.Procs, p)
+	if i < 0 {
+		return nil, fmt.Errorf("restart %s: not a process of this cluster", p.Name)
+	}
+	np, err := c.start1(p.Name, p.path, p.detach, p.args...)
+	if err != nil {
+		return nil, err
+	}
+	// start1 appended the new process; it takes the old one's place, so
+	// Stop keeps its order.
+	c.Procs[i] = np
+	c.Procs = c.Procs[:len(c.Procs)-1]
+	if p.Name == "kube-apiserver" {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		if err := c.waitAPIServer(ctx, np); err != nil {
+			return np, err
+		}
+	}
+	return np, nil
+}
+
+// Process returns the component or process started under name, or nil.
+func (c *Cluster) Process(name string) *Process {
+	for _, p := range c.Procs {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
 }
 
 // Exited returns an error, with the end of the log, if p is no longer running.

@@ -3,6 +3,7 @@
 "use strict";
 
 const POLL_MS = 2000;
+const MAX_PODS = 200; // rows of the pending-pods table
 
 async function get(path) {
   const res = await fetch(path, { cache: "no-store" });
@@ -93,8 +94,8 @@ function drawUtil(points) {
 
 async function refresh() {
   try {
-    const [status, queues, jobs, nodes, decisions, util] = await Promise.all(
-      ["status", "queues", "jobs", "nodes", "decisions", "utilization"].map((p) => get("api/v1/" + p)));
+    const [status, queues, jobs, nodes, decisions, util, pods] = await Promise.all(
+      ["status", "queues", "jobs", "nodes", "decisions", "utilization", "pods"].map((p) => get("api/v1/" + p)));
     const s = status.items;
     document.getElementById("policy").textContent = s.policy || "–";
     document.getElementById("admission").textContent = s.admission || "–";
@@ -108,7 +109,12 @@ async function refresh() {
       mem(q.usage.memory_mib), String(q.pending_pods), String(q.running_pods), String(q.jobs),
       String(q.ams_admitted), String(q.ams_waiting), (q.preempted_from || 0) + " / " + (q.preempted_for || 0)], "no queues");
     fill("jobs", jobs.items, (j) => [j.name, j.namespace, j.queue, j.state, amCell(j), String(j.pods_pending),
-      String(j.pods_running), String(j.pods_done), cores(j.usage.milli_cpu), mem(j.usage.memory_mib)], "no jobs");
+      String(j.pods_running), String(j.pods_done), cores(j.usage.milli_cpu), mem(j.usage.memory_mib),
+      j.queue_position ? String(j.queue_position) : ""], "no jobs");
+    fill("pods", pods.items.slice(0, MAX_PODS), (p) => [p.pod + (p.am ? " (AM)" : ""), p.job || "", p.queue || "",
+      p.queue_position ? String(p.queue_position) : "", p.since ? new Date(p.since).toLocaleTimeString() : "", p.reason], "no pending pods");
+    document.getElementById("pods-note").textContent = pods.items.length > MAX_PODS ?
+      "the first " + MAX_PODS + " of " + pods.items.length + " (all in /api/v1/pods)" : "";
     fill("nodes", nodes.items, (n) => [n.name, el("span", n.schedulable ? "yes" : "no: " + (n.reason || ""), n.schedulable ? "" : "no"),
       cores(n.allocated.milli_cpu) + " / " + cores(n.capacity.milli_cpu - n.external.milli_cpu),
       mem(n.allocated.memory_mib) + " / " + mem(n.capacity.memory_mib - n.external.memory_mib),

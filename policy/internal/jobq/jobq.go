@@ -73,11 +73,17 @@ func ByPriority(include func(a *sched.Ask) bool) *Queue { return New(PriorityFir
 
 // PriorityFirst is the order of ByPriority: a's priority is higher, or
 // equal and a was submitted first.
-func PriorityFirst(a, b *sched.Job) bool {
-	if pa, pb := a.Priority(), b.Priority(); pa != pb {
-		return pa > pb
+var PriorityFirst = PriorityThen(func(a, b *sched.Job) bool { return a.ID() < b.ID() })
+
+// PriorityThen is YARN's application priority over another order: a job of
+// higher priority first, jobs of equal priority in the order of less.
+func PriorityThen(less func(a, b *sched.Job) bool) func(a, b *sched.Job) bool {
+	return func(a, b *sched.Job) bool {
+		if pa, pb := a.Priority(), b.Priority(); pa != pb {
+			return pa > pb
+		}
+		return less(a, b)
 	}
-	return a.ID() < b.ID()
 }
 
 // TaskAsks includes the asks for task containers only.

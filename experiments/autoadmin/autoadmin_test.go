@@ -1,4 +1,4 @@
-package experiments
+package autoadmin
 
 import (
 	"io"
@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spindle-sched/spindle/admission/autoadmin"
+	aa "github.com/spindle-sched/spindle/admission/autoadmin"
+	"github.com/spindle-sched/spindle/experiments/internal/section"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/scenario"
 )
@@ -111,8 +112,8 @@ func TestStaticSweep(t *testing.T) {
 // The report on a reduced plan has every part, and its tables agree with
 // the sweep they come from.
 func TestAutoAdminReport(t *testing.T) {
-	plan := aaPlan{Homogeneous: [][2]int64{{1, 4}}, Hetero: []int{5}, Reserves: []float64{0, 24, 48, 56}, Jobs: 40, Burst: [2]int64{2, 2}}
-	md, err := runAutoAdmin(Config{Seeds: 1, Log: io.Discard}, plan)
+	plan := runPlan{Homogeneous: [][2]int64{{1, 4}}, Hetero: []int{5}, Reserves: []float64{0, 24, 48, 56}, Jobs: 40, Burst: [2]int64{2, 2}}
+	md, err := report(section.Config{Seeds: 1, Log: io.Discard}, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +148,11 @@ func TestScaleUpNeverChangesAdmission(t *testing.T) {
 			if total > 64*vc {
 				continue
 			}
-			in := autoadmin.Inputs{C: 64 * vc, Known: true, AvgAM: float64(total) / float64(n),
+			in := aa.Inputs{C: 64 * vc, Known: true, AvgAM: float64(total) / float64(n),
 				AvgTC: float64(vc) * (1 + 7*rng.Float64()), TotalAM: float64(total)}
 			app := total + int64(rng.IntN(10))*int64(1+rng.IntN(4))*vc
 			amJ := int64(1+rng.IntN(4)) * vc
-			on, off := autoadmin.Default(), autoadmin.Default()
+			on, off := aa.Default(), aa.Default()
 			on.Floor, off.Floor, off.ScaleUp = floor, floor, false
 			pOn, pOff := on.Predict(in, vc), off.Predict(in, vc)
 			if !pOn.ScaledUp {

@@ -1,19 +1,18 @@
-package experiments
+package dress_test
 
 import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/spindle-sched/spindle/experiments/dress"
+	"github.com/spindle-sched/spindle/experiments/internal/section"
 )
 
 // One seed of the DRESS report: every table is there, next to the paper's
 // figures, with no undefined number.
 func TestDRESSReport(t *testing.T) {
-	e, ok := Lookup("dress")
-	if !ok {
-		t.Fatal("dress experiment not registered")
-	}
-	body, err := e.Run(Config{Seeds: 1, Log: io.Discard})
+	body, err := dress.Run(section.Config{Seeds: 1, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,17 @@
-package experiments
+package traces
 
 import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/spindle-sched/spindle/experiments/internal/section"
 )
 
 // The traces experiment end to end on the small hand-made SWF log.
 func TestTracesSmallLog(t *testing.T) {
-	t.Setenv(NASAEnv, "../trace/testdata/small.swf")
-	body, err := runTraces(Config{Seeds: 2, Log: io.Discard})
+	t.Setenv(NASAEnv, "../../trace/testdata/small.swf")
+	body, err := Run(section.Config{Seeds: 2, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +31,7 @@ func TestTracesSmallLog(t *testing.T) {
 
 func TestTracesMissingLog(t *testing.T) {
 	t.Setenv(NASAEnv, "no/such/log.swf")
-	_, err := runTraces(Config{Seeds: 1, Log: io.Discard})
+	_, err := Run(section.Config{Seeds: 1, Log: io.Discard})
 	if err == nil || !strings.Contains(err.Error(), "SPINDLE_NASA_SWF=no/such/log.swf") {
 		t.Errorf("got %v", err)
 	}
