@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -20,6 +21,7 @@ import (
 //	  - {name: prod.adhoc, capacity: 0.5, weight: 2}
 //	  - {name: batch, capacity: 0.4}
 //	default_queue: batch     # where jobs whose queue is not listed go
+//	resource_calculator: memory  # or dominant; how AM limits compare
 //
 // Queues form a tree named by dotted paths, as the workload format's do
 // (docs/queues.md): capacity and max_capacity are shares of the parent,
@@ -30,6 +32,16 @@ import (
 type FileConfig struct {
 	Queues       []QueueConfig `yaml:"queues"`
 	DefaultQueue string        `yaml:"default_queue"`
+	// ResourceCalculator is how the resource manager compares amounts of
+	// resource, for every policy's AM limit: memory (YARN's default
+	// DefaultResourceCalculator; also when empty) or dominant.
+	ResourceCalculator string `yaml:"resource_calculator"`
+}
+
+// Calculator returns the configured resource calculator.
+func (c *FileConfig) Calculator() resource.Calculator {
+	calc, _ := resource.ParseCalculator(c.ResourceCalculator) // checked by ParseConfig
+	return calc
 }
 
 // QueueConfig is one queue: capacity is its guaranteed share of its parent
@@ -60,7 +72,8 @@ func LoadConfig(path string) (*FileConfig, error) {
 }
 
 func defaultConfig() *FileConfig {
-	return &FileConfig{Queues: []QueueConfig{{Name: "default", Capacity: 1, MaxCapacity: 1}}, DefaultQueue: "default"}
+	return &FileConfig{Queues: []QueueConfig{{Name: "default", Capacity: 1, MaxCapacity: 1}}, DefaultQueue: "default",
+		ResourceCalculator: resource.MemoryCalculator.String()}
 }
 
 // ParseConfig parses and checks a configuration; unknown fields are errors
@@ -72,8 +85,15 @@ func ParseConfig(b []byte) (*FileConfig, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
+	if c.ResourceCalculator == "" {
+		c.ResourceCalculator = resource.MemoryCalculator.String()
+	}
+	if _, err := resource.ParseCalculator(c.ResourceCalculator); err != nil {
+		return nil, fmt.Errorf("resource_calculator: %w", err)
+	}
 	if len(c.Queues) == 0 {
 		d := defaultConfig()
+		d.ResourceCalculator = c.ResourceCalculator
 		if c.DefaultQueue != "" && c.DefaultQueue != "default" {
 			return nil, fmt.Errorf("default_queue: %q is not a queue (no queues listed: the only queue is \"default\")", c.DefaultQueue)
 		}

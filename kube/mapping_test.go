@@ -247,8 +247,13 @@ func TestParseConfig(t *testing.T) {
 		t.Errorf("tree specs %+v", s)
 	}
 	empty, err := ParseConfig(nil)
-	if err != nil || empty.resolveQueue("anything") != "default" {
+	if err != nil || empty.resolveQueue("anything") != "default" || empty.Calculator() != resource.MemoryCalculator {
 		t.Fatalf("empty config: %v, %+v", err, empty)
+	}
+	for _, doc := range []string{"resource_calculator: dominant", "queues: [{name: a, capacity: 1}]\nresource_calculator: dominant"} {
+		if dom, err := ParseConfig([]byte(doc)); err != nil || dom.Calculator() != resource.DominantCalculator {
+			t.Errorf("%q: %v, calculator %v", doc, err, dom.Calculator())
+		}
 	}
 	bad := map[string]string{
 		"queues: [{name: a, capacity: 0}]":                                             "queues[0].capacity",
@@ -261,7 +266,8 @@ func TestParseConfig(t *testing.T) {
 		"queues: [{name: a.b, capacity: 1}]":                                           `parent queue "a" is not defined`,
 		"queues: [{name: a, capacity: 1}, {name: a.b, capacity: 1}]\ndefault_queue: a": "default_queue: \"a\" is a parent queue",
 		"queues: [{name: a, capacity: 0.7}, {name: b, capacity: 0.7}]":                 "sum to 1.4",
-		"default_queue: x": "default_queue",
+		"resource_calculator: drf":                                                     "resource_calculator",
+		"default_queue: x":                                                             "default_queue",
 	}
 	for in, want := range bad {
 		if _, err := ParseConfig([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {

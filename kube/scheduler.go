@@ -424,6 +424,7 @@ func (s *Scheduler) start() error {
 		Nodes:  caps,
 		Queues: s.o.Config.QueueSpecs(), Driver: (*coreDriver)(s),
 		NewPolicy: s.o.Policy, NewAdmission: s.o.Admission, Debug: s.o.Check,
+		Calculator: s.o.Config.Calculator(),
 	})
 	if err != nil {
 		return fmt.Errorf("scheduling core: %w", err)

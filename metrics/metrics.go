@@ -115,10 +115,14 @@ type Summary struct {
 	LatenessP95S *float64 `json:"lateness_p95_s"`
 	// ExternalUnmet is the external (non-YARN) demand that found no room,
 	// in resource-seconds; null when the cluster has no external load.
-	ExternalUnmet *Unmet  `json:"external_unmet"`
-	Events        uint64  `json:"events"`
-	EndS          float64 `json:"end_s"`
-	WallS         float64 `json:"wall_s"`
+	ExternalUnmet *Unmet `json:"external_unmet"`
+	// ReducesPreempted counts the tasks MapReduce AMs killed to make room
+	// for the phase before them (reduces preempted for maps), apart from
+	// completions: their work was lost and done again. Absent when none.
+	ReducesPreempted int     `json:"reduces_preempted,omitempty"`
+	Events           uint64  `json:"events"`
+	EndS             float64 `json:"end_s"`
+	WallS            float64 `json:"wall_s"`
 
 	// Reports holds policy and admission internals by section name; each
 	// is written as a top-level key of the JSON object.
@@ -282,6 +286,7 @@ func Summarize(w *workload.Workload, r *Outcome, jobs []Job, run Run) *Summary {
 	if w.Cluster.ExternalLoad != nil {
 		s.ExternalUnmet = &Unmet{VCoreS: r.ExternalUnmet[0], MemoryMBS: r.ExternalUnmet[1]}
 	}
+	s.ReducesPreempted = r.ReducesPreempted
 	return s
 }
 

@@ -25,6 +25,10 @@ type Outcome struct {
 	// ExternalUnmet is external demand that found no room, in
 	// vcore-seconds and MiB-seconds; zero without external load.
 	ExternalUnmet [2]float64
+	// ReducesPreempted counts the tasks MapReduce AMs killed to make room
+	// for the phase before them (reduces preempted for maps); their work
+	// was lost and done again.
+	ReducesPreempted int
 	// Timeline samples the cluster's allocation.
 	Timeline []Sample
 }

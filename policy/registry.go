@@ -44,7 +44,7 @@ var builtin = params.NewRegistry("policy",
 			return func(v *sched.View) (sched.Policy, error) { return capacity.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "fair",
-		Summary:  "YARN Fair: the job furthest below its instantaneous fair share (memory) first, AM share limit",
+		Summary:  "YARN Fair: the job furthest below its instantaneous fair share (memory) first, AM share limit under the run's resource calculator",
 		Queues:   "the whole tree: at every level the child furthest below its fair share (usage over weight; weight defaults to capacity) first; a queue's AM limit is max_am_share of its instantaneous fair share; max_capacity not enforced",
 		Priority: priorityFair,
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
@@ -52,7 +52,7 @@ var builtin = params.NewRegistry("policy",
 			return func(v *sched.View) (sched.Policy, error) { return fair.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "drf",
-		Summary:  "dominant resource fairness: the job with the lowest dominant share first, AM share limit",
+		Summary:  "dominant resource fairness: the job with the lowest dominant share first, AM share limit checked in every resource whatever the run's resource calculator (deliberately: as YARN's Fair scheduler under its drf policy)",
 		Queues:   "as fair, shares measured in the dominant resource",
 		Priority: priorityFair,
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
@@ -85,7 +85,7 @@ var builtin = params.NewRegistry("policy",
 			return func(v *sched.View) (sched.Policy, error) { return sjf.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "tetris",
-		Summary:         "Tetris (Grandl et al., SIGCOMM 2014): best alignment of request and node free resources plus ε × shortest remaining work, fairness knob f",
+		Summary:         "Tetris (Grandl et al., SIGCOMM 2014): best alignment of request and node free resources plus ε × shortest remaining work, fairness knob f; AM limit checked in every resource whatever the run's resource calculator (deliberately: a multi-resource packer)",
 		WithoutEstimate: "takes their task durations only from tasks seen to end (the phase's, the job's, then the cluster's mean, else 1 s), so that its remaining-work term ranks new jobs by their task count and size, not by their runtime",
 		Queues:          ignoreQueues,
 		Priority:        ignorePriority,

@@ -75,7 +75,11 @@ silent:
     100 MB terasort has 2 maps of 50 MB;
   - reduce slow-start 0.05 (mapreduce.job.reduce.slowstart.completedmaps):
     the reduce is requested once 5 % of the maps have completed, and holds
-    its container while the other maps run.
+    its container while the other maps run;
+  - the MapReduce AM is Hadoop 2.2's (mapreduce_am: hadoop-2.2): reduces
+    ramp up within half of what the job can use while maps wait, and are
+    preempted when the headroom has no room for a map; no unconditional
+    preemption, which came with Hadoop 2.8.
 --model burst (the model before the paper model) submits every job at time
 0, splits every input as one file, and requests the reduce once every map
 has completed (slow-start 1.0).
@@ -110,13 +114,24 @@ type Model struct {
 	SlowStart float64
 	// Gap spaces submissions; 0 submits every job at time 0.
 	Gap clock.Duration
+	// MapReduceAM is the cluster's MapReduce ApplicationMaster (the zero
+	// value: the simulator's default).
+	MapReduceAM workload.MapReduceAM
 }
 
 // PaperModel and BurstModel are the two named models (see AutoAdminModel).
 var (
-	PaperModel = Model{Name: "paper", TeragenFiles: TeragenMaps, SlowStart: SlowStart, Gap: SubmitGap}
+	PaperModel = Model{Name: "paper", TeragenFiles: TeragenMaps, SlowStart: SlowStart, Gap: SubmitGap, MapReduceAM: hadoop22}
 	BurstModel = Model{Name: "burst", TeragenFiles: 0, SlowStart: 1, Gap: 0}
 )
+
+// hadoop22 is Hadoop 2.2's MapReduce AM with its defaults: the AutoAdmin
+// paper's.
+var hadoop22 = func() workload.MapReduceAM {
+	m := workload.DefaultMapReduceAM
+	m.Model = workload.MRHadoop22
+	return m
+}()
 
 // ModelNamed returns the named model.
 func ModelNamed(name string) (Model, error) {
@@ -180,6 +195,7 @@ func (h AutoAdminHomogeneous) Generate() (*workload.Workload, error) {
 		return nil, err
 	}
 	w := autoAdminCluster()
+	w.Cluster.MapReduceAM = h.Model.MapReduceAM
 	width := len(fmt.Sprint(h.Jobs))
 	for i := range h.Jobs {
 		id := fmt.Sprintf("terasort-%0*d", width, i+1)
@@ -225,6 +241,7 @@ func (h AutoAdminHetero) Generate() (*workload.Workload, error) {
 	}
 	rows := HeteroExperiments[h.Exp-1]
 	w := autoAdminCluster()
+	w.Cluster.MapReduceAM = h.Model.MapReduceAM
 	most := 0
 	for _, r := range rows {
 		most = max(most, r.Jobs)

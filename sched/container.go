@@ -213,8 +213,11 @@ func (p *containerPool) get() *Container {
 }
 
 func (p *containerPool) put(c *Container) {
-	if c.job.spec.Open || c.victim {
-		return // the driver may still hold it; see Container
+	if c.job.spec.Open || c.victim || (c.state == Killed && c.times[Acquired] >= 0) {
+		// The driver may still hold it: a live driver its pod's, the
+		// simulator the events of a task its AM killed or preemption
+		// took. See Container.
+		return
 	}
 	c.job, c.node, c.prev, c.next = nil, nil, nil, nil
 	p.free = append(p.free, c)

@@ -17,6 +17,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
@@ -33,8 +34,11 @@ type Driver interface {
 	// resource manager launches it, a task container when its AM does. The
 	// driver reports RUNNING, and later COMPLETED, through Core.Report.
 	Launch(c *Container)
-	// Stop ends AM container c because its job is done; the driver reports
-	// it COMPLETED through Core.Report.
+	// Stop ends container c, which the core no longer wants: the AM of a
+	// job that is done (the driver reports it COMPLETED through
+	// Core.Report), or a task of a simulated job that its MapReduce AM
+	// preempts (the driver stops it, discards its work, and reports it
+	// KILLED).
 	Stop(c *Container)
 	// WakeAM asks for job j's next AM heartbeat (Core.AMHeartbeat).
 	WakeAM(j *Job)
@@ -82,6 +86,14 @@ type Config struct {
 	// ends failed (YARN's yarn.resourcemanager.am.max-attempts); 0 means
 	// DefaultMaxAMAttempts.
 	MaxAMAttempts int
+	// Calculator is how the resource manager compares amounts of
+	// resource, for the whole run (yarn.scheduler.capacity.resource-
+	// calculator): the ApplicationMaster limit of every policy that has
+	// one (View.AMRoom). The zero value is YARN's default, memory only.
+	Calculator resource.Calculator
+	// MapReduce is the ApplicationMaster the core runs for simulated jobs
+	// whose phases start early (mr.go); the zero value is MRNone.
+	MapReduce MapReduce
 }
 
 // DefaultMaxAMAttempts is YARN's default for
@@ -126,7 +138,7 @@ type Core struct {
 	acceptMin resource.Vector
 	anyAsk    bool
 
-	progress uint64 // counts state changes, for stall detection
+	progress uint64 // counts state changes but reservations, for stall detection
 	// retried is progress when waiting jobs were last retried for
 	// admission: a driver that elides node updates knows from it whether a
 	// retry could now go differently.
@@ -165,6 +177,12 @@ type Core struct {
 	onNode    []*Container    // each node's live containers of Open jobs
 	counts    Counts
 	maxAMFail int
+	calc      resource.Calculator
+
+	// The MapReduce AM (mr.go): its configuration and the jobs whose
+	// reduces it ramps up while their maps run.
+	mr     MapReduce
+	mrJobs []*Job
 
 	// pre is the preemption monitor, nil while preemption is off.
 	pre *preemptor
@@ -221,9 +239,15 @@ func NewCore(cfg Config) (*Core, error) {
 		return nil, errors.New("core needs a driver and a policy")
 	}
 	c := &Core{driver: cfg.Driver, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
-		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts}
+		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts, calc: cfg.Calculator, mr: cfg.MapReduce}
 	if c.maxAMFail <= 0 {
 		c.maxAMFail = DefaultMaxAMAttempts
+	}
+	if !cfg.Calculator.Valid() {
+		return nil, fmt.Errorf("core: %v is not a resource calculator", cfg.Calculator)
+	}
+	if m := cfg.MapReduce; m.Model > MRHadoop22 || !(m.RampupLimit >= 0 && m.RampupLimit <= 1) || !(m.PreemptionLimit >= 0 && m.PreemptionLimit <= 1) || m.PreemptDelay < 0 {
+		return nil, fmt.Errorf("core: bad MapReduce AM configuration %+v", m)
 	}
 	if len(cfg.NodeNames) > 0 && len(cfg.NodeNames) != len(cfg.Nodes) {
 		return nil, fmt.Errorf("%d node names for %d nodes", len(cfg.NodeNames), len(cfg.Nodes))
@@ -303,7 +327,8 @@ func (c *Core) Jobs() []*Job { return c.jobs }
 func (c *Core) Err() error { return c.err }
 
 // Progress counts state changes; a driver that sees it stand still while
-// jobs remain knows nothing can move.
+// jobs remain knows nothing can move. Reservations made and cancelled are
+// not counted: they move no job.
 func (c *Core) Progress() uint64 { return c.progress }
 
 // HasDemand reports whether any job waits for a container or for admission,
@@ -340,6 +365,29 @@ func (c *Core) MayAccept(n *cluster.Node) bool {
 		return c.anyAsk
 	}
 	return c.anyAsk && c.acceptMin.Fits(n.Free())
+}
+
+// TickCycle returns the least common multiple of the periodic observers'
+// intervals, the time after which their ticks fall at the same phases
+// again, or 0 when none is registered.
+func (c *Core) TickCycle() clock.Duration {
+	var cycle int64
+	for _, t := range c.obs.tick {
+		e := int64(t.TickEvery())
+		if cycle == 0 {
+			cycle = e
+			continue
+		}
+		g := cycle
+		for b := e; b != 0; {
+			g, b = b, g%b
+		}
+		if cycle/g > math.MaxInt64/e {
+			return clock.Duration(math.MaxInt64)
+		}
+		cycle = cycle / g * e
+	}
+	return clock.Duration(cycle)
 }
 
 // NextTick returns the first instant after now at which some periodic
@@ -668,7 +716,10 @@ func (c *Core) askReadyPhases(j *Job) {
 			break
 		}
 		p.asked = true
-		c.addPending(&j.asks[1+k], j.spec.Phases[k].Tasks)
+		if !c.mrStart(j, k) {
+			c.addPending(&j.asks[1+k], j.spec.Phases[k].Tasks)
+		}
+		j.lastAsked = c.now
 		asked = true
 	}
 	if asked {
@@ -727,17 +778,18 @@ func (c *Core) reserve(n *cluster.Node, a *Ask) {
 	a.reserved++
 	c.reservations[n.ID()] = ct
 	c.reservedN++
-	c.progress++
 	c.transition(ct, Reserved)
 }
 
 // serveReservation turns n's reservation into an allocation when it now
-// fits, or cancels it (KILLED) when its ask has no more containers to give it;
-// it reports whether n is free for other allocations.
+// fits, or cancels it (KILLED) when its ask has no more containers to give it
+// or it no longer fits what the node offers when empty (the external load
+// rose: a reservation must not hold a node for a request the node cannot
+// take); it reports whether n is free for other allocations.
 func (c *Core) serveReservation(n *cluster.Node) bool {
 	ct := c.reservations[n.ID()]
 	a := &ct.job.asks[ct.phase+1]
-	if a.Pending < a.reserved || ct.job.state == Finished || !a.EligibleOn(n) {
+	if a.Pending < a.reserved || ct.job.state == Finished || !a.EligibleOn(n) || !ct.req.Fits(n.Usable()) {
 		c.unreserve(ct, a)
 		c.transition(ct, Killed)
 		if c.live != nil {
@@ -758,7 +810,6 @@ func (c *Core) unreserve(ct *Container, a *Ask) {
 	a.reserved--
 	c.reservations[ct.node.ID()] = nil
 	c.reservedN--
-	c.progress++
 }
 
 func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
@@ -771,8 +822,8 @@ func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
 		return fmt.Errorf("policy picked an ask of job %s phase %d with nothing pending", j.key, a.phase)
 	case !a.Request.Fits(n.Free()) && !c.reserving:
 		return fmt.Errorf("policy picked %v for %v, which has only %v free", a.Request, n, n.Free())
-	case !a.Request.Fits(n.Free()) && (!a.Request.Fits(n.Capacity()) || a.Pending <= a.reserved):
-		return fmt.Errorf("policy reserved %v for %v: it fits no node of that size, or the ask is reserved on enough nodes already", a.Request, n)
+	case !a.Request.Fits(n.Free()) && (!a.Request.Fits(n.Usable()) || a.Pending <= a.reserved):
+		return fmt.Errorf("policy reserved %v for %v: it does not fit what the node offers when empty (%v), or the ask is reserved on enough nodes already", a.Request, n, n.Usable())
 	case a.lv != nil && a.lv.eligible != nil && !a.lv.eligible(n):
 		return fmt.Errorf("policy picked an ask of job %s phase %d for %v, which its placement constraints exclude", j.key, a.phase, n)
 	case a.IsAM() && j.state != Admitted, !a.IsAM() && j.state != Active:
@@ -807,6 +858,9 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	if !am {
 		if c.pre != nil {
 			c.pre.allocated(ct)
+		}
+		if j.mr != nil {
+			c.mrAllocated(j, ct)
 		}
 		p := &j.progress[a.phase]
 		if r := j.retry; r != nil && len(r[a.phase]) > 0 {
@@ -873,7 +927,12 @@ func (c *Core) transition(ct *Container, to ContainerState) {
 	}
 	ct.state = to
 	ct.times[slot(to)] = c.now
-	c.progress++
+	if to != Reserved && from != Reserved {
+		// A reservation made or cancelled is no progress: it changes
+		// no job's state, and under a varying external load a stuck
+		// run would make and cancel them for ever.
+		c.progress++
+	}
 	for _, o := range c.obs.container {
 		o.ContainerChanged(ct, from)
 	}
@@ -940,6 +999,9 @@ func (c *Core) complete(ct *Container) {
 		return
 	}
 	if !am {
+		if j.mr != nil {
+			c.mrEnded(j, ct)
+		}
 		p := &j.progress[ct.phase]
 		p.running--
 		p.completedRM++
@@ -1015,26 +1077,36 @@ func (c *Core) AMHeartbeat(now clock.Time, j *Job) {
 		j.toAcquire[i] = nil
 	}
 	j.toAcquire = j.toAcquire[:0]
-	if !j.amNews {
-		return
+	if j.amNews {
+		j.amNews = false
+		done := true
+		for k := range j.progress {
+			p := &j.progress[k]
+			p.completedAM = p.completedRM
+			done = done && int(p.completedAM) == j.spec.Phases[k].Tasks
+		}
+		c.progress++
+		if done {
+			c.finish(j)
+			return
+		}
+		if j.mr != nil && int(j.progress[j.mr.m].completedAM) >= j.spec.Phases[j.mr.m].Tasks {
+			// Every map done: the reduces are asked for whole, before
+			// a later phase may start early in turn.
+			c.mrEnd(j)
+		}
+		c.askReadyPhases(j)
 	}
-	j.amNews = false
-	done := true
-	for k := range j.progress {
-		p := &j.progress[k]
-		p.completedAM = p.completedRM
-		done = done && int(p.completedAM) == j.spec.Phases[k].Tasks
+	if j.mr != nil {
+		c.mrHeartbeat(j)
 	}
-	c.progress++
-	if done {
-		c.finish(j)
-		return
-	}
-	c.askReadyPhases(j)
 }
 
 func (c *Core) finish(j *Job) {
 	was := j.state
+	if j.mr != nil {
+		c.mrEnd(j)
+	}
 	c.dropAsks(j)
 	j.state = Finished
 	j.finish = c.now
@@ -1070,8 +1142,9 @@ func (c *Core) finish(j *Job) {
 // that excess as external demand left unmet. When any node's usable capacity
 // changes, the driver re-derives MayAccept for every node; when the load
 // falls, nodes are reconsidered too. A rise only takes room away, so it
-// needs no visit: a policy whose choices could widen as the machines fill
-// must call View.Reconsider itself. The change is not counted as progress: a
+// needs no visit, unless it leaves a node reserved for a request the node can
+// no longer take (its next update cancels the reservation): a policy whose
+// choices could widen as the machines fill must call View.Reconsider itself. The change is not counted as progress: a
 // load that keeps varying must not hide a run that can no longer move.
 func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
 	c.enter("SetExternalLoad")
@@ -1104,11 +1177,27 @@ func (c *Core) SetExternalLoad(now clock.Time, frac float64) error {
 	}
 	if changed {
 		c.driver.AcceptLowered()
-		if fell {
+		if fell || c.reservationUnfit() {
 			c.reconsider()
 		}
 	}
 	return nil
+}
+
+// reservationUnfit reports whether some node is reserved for a request that
+// no longer fits what the node offers when empty: its next update cancels
+// the reservation (serveReservation), so a rising load that causes it must
+// bring that update as a falling one does.
+func (c *Core) reservationUnfit() bool {
+	if c.reservedN == 0 {
+		return false
+	}
+	for _, ct := range c.reservations {
+		if ct != nil && !ct.req.Fits(ct.node.Usable()) {
+			return true
+		}
+	}
+	return false
 }
 
 // ExternalLoad returns the external load now applied, as a fraction of every

@@ -195,6 +195,12 @@ type Job struct {
 	// retry is, per phase, the task indices whose container ended
 	// unfinished, to hand out again; nil until one does.
 	retry [][]int32
+	// mr is the MapReduce AM's allocator state while a phase started
+	// early waits for the one before it (mr.go); nil otherwise.
+	mr *mrState
+	// lastAsked is when the AM last asked for a phase, which mrStart
+	// keeps as the time the maps were asked for.
+	lastAsked clock.Time
 }
 
 func newJob(id JobID, spec *JobSpec, q *Queue, now clock.Time, capacity resource.Vector) *Job {

@@ -53,6 +53,11 @@ type Counts struct {
 	// AMRetries counts AM attempts started again after an AM ended other
 	// than COMPLETED; JobsFailed the jobs that ran out of attempts.
 	AMRetries, JobsFailed int
+	// ReducesPreempted counts the tasks of simulated jobs that their
+	// MapReduce AM killed to make room for the phase before (a reduce
+	// preempted for maps; mr.go). They are in Killed too; their work is
+	// lost and done again.
+	ReducesPreempted int
 }
 
 // ClusterObserver hears of every change to the set of nodes or to a node's
@@ -493,6 +498,16 @@ func (c *Core) endAbnormal(ct *Container, s ContainerState, refused bool) {
 	j.ends[s-Completed]++
 	c.progress++
 	a := &j.asks[ct.phase+1]
+	// A simulated job's task ends KILLED only when its MapReduce AM
+	// preempted it; the driver may still hold events for it, so its memory
+	// is not reused (containerPool.put).
+	amKilled := !am && !j.spec.Open && s == Killed && !refused
+	// Any end of a reduce leaves its MapReduce AM's lists (a reduce queue
+	// preemption took among them); one the AM killed goes back to it.
+	backToAM := !am && c.mrEnded(j, ct) && amKilled
+	if amKilled {
+		c.counts.ReducesPreempted++
+	}
 	c.transition(ct, s)
 	if ct.victim {
 		c.pre.ended(ct, s)
@@ -509,7 +524,14 @@ func (c *Core) endAbnormal(ct *Container, s ContainerState, refused bool) {
 			j.retry = make([][]int32, len(j.progress))
 		}
 		j.retry[a.phase] = append(j.retry[a.phase], task)
-		c.want(a, 1)
+		if backToAM {
+			// The AM hears of the kill and asks for the reduce again
+			// when its ramp-up allows (mrSchedule).
+			j.mr.pending++
+			c.wakeAM(j)
+		} else {
+			c.want(a, 1)
+		}
 	}
 	c.reconsider()
 }
@@ -831,6 +853,8 @@ func (c *Core) clusterChanged(n *cluster.Node, more bool) {
 	c.driver.AcceptLowered()
 	if more {
 		c.retryAdmission()
+		c.reconsider()
+	} else if c.reservationUnfit() {
 		c.reconsider()
 	}
 }

@@ -26,11 +26,13 @@ type Policy interface {
 // Reserver is implemented by policies that, like YARN's Fair and Capacity
 // schedulers, reserve a node for a request too big for what it has free
 // instead of letting smaller requests use it. When Reserves returns true,
-// Pick may return an ask that does not fit n.Free() but fits n.Capacity() and
-// is not yet reserved on as many nodes as it has containers pending: the core
+// Pick may return an ask that does not fit n.Free() but fits n.Usable() (what
+// the node offers when empty, its capacity less the external load) and is
+// not yet reserved on as many nodes as it has containers pending: the core
 // then holds n for it (a container in RESERVED), gives n nothing else, and on
 // each later update of n allocates the reserved container once it fits, or
-// cancels it (KILLED) when the ask no longer needs it. Every node update then
+// cancels it (KILLED) when the ask no longer needs it or the node no longer
+// offers enough for it when empty. Every node update then
 // consults the policy, so reserving policies cost more to simulate.
 type Reserver interface {
 	Reserves() bool

@@ -747,7 +747,7 @@ func (p *preemptor) loadMarked(s *Queue) {
 
 // candidate reports whether ct may be taken now.
 func (p *preemptor) candidate(ct *Container) bool {
-	return ct.state == Running && !ct.victim && !ct.IsAM() && p.budget[ct.job.queue.index] > 0 && !p.lastTask(ct.job, 1)
+	return ct.state == Running && !ct.victim && !ct.IsAM() && !ct.amKilling() && p.budget[ct.job.queue.index] > 0 && !p.lastTask(ct.job, 1)
 }
 
 // lastTask reports whether taking n more of job j's running task
@@ -804,6 +804,9 @@ func (w *candWalk) next() *Container {
 						w.avail += int(j.progress[k].running)
 					}
 					w.avail -= p.gone[j.id]
+					if j.mr != nil {
+						w.avail -= len(j.mr.killing) // its AM's own kills
+					}
 					if j.HasAM() && j.am != nil && j.am.state == Running {
 						w.avail--
 					}
@@ -811,7 +814,7 @@ func (w *candWalk) next() *Container {
 			}
 			for w.ct--; w.ct >= 0 && w.avail > 0; w.ct-- {
 				r := l[w.ct]
-				if !r.live() || r.ct.state != Running || r.ct.victim || (len(p.picked) > 0 && p.picked[r.ct]) {
+				if !r.live() || r.ct.state != Running || r.ct.victim || r.ct.amKilling() || (len(p.picked) > 0 && p.picked[r.ct]) {
 					continue
 				}
 				if len(p.marks) > 0 {

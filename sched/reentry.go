@@ -48,6 +48,12 @@ func (g *reentryGuard) Preempt(ct *Container, q *Queue) {
 
 // Revisit keeps the driver's choice: a driver that is not a Revisiter gets
 // Reconsider, as View.ReconsiderNode gives it without the guard.
+func (g *reentryGuard) WatchAM(j *Job) {
+	if w, ok := g.d.(AMWatcher); ok {
+		g.out(func() { w.WatchAM(j) })
+	}
+}
+
 func (g *reentryGuard) Revisit(n *cluster.Node) {
 	if r, ok := g.d.(Revisiter); ok {
 		g.out(func() { r.Revisit(n) })
@@ -61,6 +67,6 @@ func (g *reentryGuard) Revisit(n *cluster.Node) {
 // set in debug mode, so elsewhere this is one predictable branch.
 func (c *Core) enter(op string) {
 	if c.callingOut {
-		panic(fmt.Sprintf("sched: driver called Core.%s from inside a callback; a driver must return from Launch, Stop, WakeAM, Reconsider and AcceptLowered before it calls the core again", op))
+		panic(fmt.Sprintf("sched: driver called Core.%s from inside a callback; a driver must return from Launch, Stop, WakeAM, WatchAM, Reconsider and AcceptLowered before it calls the core again", op))
 	}
 }

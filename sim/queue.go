@@ -22,6 +22,7 @@ const (
 	evPass                      // ideal mode: allocation pass over every node that may accept
 	evLoad                      // the external load is sampled and applied
 	evKill                      // a container preemption took is ended
+	evAMWatch                   // an AM heartbeat its MapReduce AM asked for although nothing happened (sched.AMWatcher)
 	numEventKinds
 )
 
@@ -34,6 +35,7 @@ var class = [numEventKinds]uint8{
 	evTick:     1,
 	evNodeBeat: 2,
 	evAMBeat:   3,
+	evAMWatch:  3,
 	evPass:     4,
 }
 

@@ -111,6 +111,20 @@ func (r *Result) Reports() map[string]any {
 	return out
 }
 
+// mapReduce turns the workload's MapReduce AM settings into the core's.
+func mapReduce(m workload.MapReduceAM) sched.MapReduce {
+	m = m.Effective()
+	model := sched.MRNone
+	switch m.Model {
+	case workload.MRHadoop28:
+		model = sched.MRHadoop28
+	case workload.MRHadoop22:
+		model = sched.MRHadoop22
+	}
+	return sched.MapReduce{Model: model, RampupLimit: m.ReduceRampupLimit, PreemptionLimit: m.ReducePreemptionLimit,
+		PreemptDelay: m.ReducerPreemptDelay, UnconditionalPreemptDelay: m.ReducerUnconditionalPreemptDelay}
+}
+
 // idleTicks is how many ticks a run with nothing but ticks left may go
 // without any state change before it is declared deadlocked: enough for a
 // policy that adapts a limit over a few intervals to free itself.
@@ -141,6 +155,7 @@ type jobState struct {
 	w        *workload.Job
 	j        *sched.Job
 	beatAt   clock.Time // queued AM heartbeat, or -1
+	watchAt  clock.Time // queued watch heartbeat (sched.AMWatcher), or -1
 	lastBeat clock.Time
 	done     []int32              // tasks truly finished, per phase
 	deferred [][]*sched.Container // finished work waiting for the previous phase, per phase
@@ -188,14 +203,16 @@ type simulator struct {
 
 	ext *external // nil when the machines are dedicated
 
+	// killed holds the task containers ended early, by their AM's kill or
+	// by preemption, whose start or finish is still queued: those events
+	// are dropped when they come.
+	killed map[*sched.Container]struct{}
+
 	timeline []metrics.Sample
 
 	// killing holds the containers preemption asked to end, until their
-	// kill is handled (evKill); killed those ended whose task's end is
-	// still queued, to be dropped when it comes. Both stay nil while
-	// preemption is off.
+	// kill is handled (evKill); nil while preemption is off.
 	killing map[*sched.Container]sched.ContainerID
-	killed  map[*sched.Container]bool
 
 	passQueued bool
 	// The furthest point reached in the current instant, in the (class,
@@ -301,7 +318,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	core, err := sched.NewCore(sched.Config{
 		Nodes: caps, Queues: queues, Driver: (*driver)(s),
 		NewPolicy: opt.Policy, NewAdmission: opt.Admission, Debug: opt.Check,
-		Forecast: forecast,
+		Forecast: forecast, Calculator: c.Calculator, MapReduce: mapReduce(c.MapReduceAM),
 	})
 	if err != nil {
 		return nil, err
@@ -350,7 +367,7 @@ func (s *simulator) loop() error {
 	mark := s.core.Progress() // progress when the quiet stretch began
 	markAt := clock.Time(-1)  // and when
 	for s.q.Len() > 0 {
-		if s.finished == len(s.w.Jobs) && s.next == len(s.order) && s.q.only(evTick, evNodeBeat, evAMStop, evLoad) {
+		if s.finished == len(s.w.Jobs) && s.next == len(s.order) && s.q.only(evTick, evNodeBeat, evAMStop, evLoad, evAMWatch) {
 			break // every job is done; what remains is housekeeping
 		}
 		// Stall detection is by progress, not by an empty queue: while no
@@ -426,6 +443,11 @@ func (s *simulator) quiet() bool {
 // varies, not before a whole period of its curve (or its last knot) went by
 // without change, since a falling load may yet make room.
 func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
+	if s.core.AMDeadline() != clock.Never {
+		// An AM waits for a map request to age past a preemption
+		// delay, which may yet free room (sched.Core.AMDeadline).
+		return false
+	}
 	next := s.q.peek()
 	if next.kind == evTick {
 		*quietTicks++
@@ -437,7 +459,7 @@ func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 			// last knot; one that repeats has shown every value within a
 			// period.
 			p := x.curve.Period()
-			if p == 0 || s.now-markAt <= clock.Time(p) {
+			if p == 0 || s.now-markAt <= clock.Time(s.loadCycle(p)) {
 				return false
 			}
 			return s.q.counts[evTick] == 0 || *quietTicks > idleTicks
@@ -454,8 +476,45 @@ func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 		return ticks > idleTicks && (!offered || s.ideal || next.at-from > 3*clock.Time(s.nodePeriod))
 	case s.q.counts[evTick] == 0 && !s.ideal && offered:
 		return next.at-from > 3*clock.Time(s.nodePeriod)
+	case s.q.counts[evTick] == 0 && s.q.counts[evAMWatch] > 0:
+		// Only AMs watching for room remain: three of their heartbeats
+		// without change, and no preemption delay left to pass.
+		return next.at-from > 3*clock.Time(s.watchPeriod())
 	}
 	return false
+}
+
+// maxLoadCycles bounds loadCycle, in periods of the load.
+const maxLoadCycles = 100
+
+// loadCycle is how long a stuck run under a load of the given period must
+// go without change before it is declared stuck: one period, or, under
+// ticking policies, until the ticks and the load come back to the same
+// phases together (a policy that keeps room for the load a cycle ahead may
+// place a task only at the rare tick that falls where the load stays low
+// for a whole cycle), bounded by maxLoadCycles periods.
+func (s *simulator) loadCycle(p clock.Duration) clock.Duration {
+	c := s.core.TickCycle()
+	if c <= 0 {
+		return p
+	}
+	g, b := int64(p), int64(c)
+	for b != 0 {
+		g, b = b, g%b
+	}
+	if int64(p)/g > maxLoadCycles*int64(p)/int64(c) {
+		return maxLoadCycles * p
+	}
+	return min(clock.Duration(int64(p)/g*int64(c)), maxLoadCycles*p)
+}
+
+// watchPeriod is how often a watching AM heartbeats (sched.AMWatcher): its
+// heartbeat interval, or a second in ideal mode.
+func (s *simulator) watchPeriod() clock.Duration {
+	if s.amPeriod > 0 {
+		return s.amPeriod
+	}
+	return clock.Second
 }
 
 // warm asks for what the next event's handler will load first, so that the
@@ -496,7 +555,7 @@ func span(p unsafe.Pointer, size uintptr) {
 }
 
 func (k eventKind) String() string {
-	return [...]string{"arrival", "start", "finish", "AM stop", "tick", "node heartbeat", "AM heartbeat", "allocation pass", "load sample", "kill"}[k]
+	return [...]string{"arrival", "start", "finish", "stop", "tick", "node heartbeat", "AM heartbeat", "allocation pass", "load sample", "kill", "AM watch"}[k]
 }
 
 func (s *simulator) handle(e *event) {
@@ -506,15 +565,15 @@ func (s *simulator) handle(e *event) {
 	case evStart:
 		s.start(e.ct, e.idx)
 	case evFinish:
-		if s.killed != nil && s.killed[e.ct] {
-			delete(s.killed, e.ct) // its container was preempted: the work is lost
-			return
-		}
 		s.finishTask(e.ct, e.idx)
 	case evKill:
-		s.kill(e.ct, e.idx)
+		s.kill(e.ct)
 	case evAMStop:
-		s.report(e.ct, sched.Completed)
+		if e.ct.IsAM() {
+			s.report(e.ct, sched.Completed)
+		} else {
+			s.report(e.ct, sched.Killed)
+		}
 	case evTick:
 		if s.ext != nil {
 			s.ext.ticks++
@@ -525,9 +584,19 @@ func (s *simulator) handle(e *event) {
 		}
 	case evNodeBeat:
 		s.nodeBeat(int(e.idx))
-	case evAMBeat:
+	case evAMBeat, evAMWatch:
 		js := &s.jobs[e.idx]
-		js.beatAt = -1
+		if e.kind == evAMWatch {
+			if js.watchAt != s.now {
+				return // superseded
+			}
+			js.watchAt = -1
+			if js.beatAt == s.now || js.lastBeat == s.now {
+				return // the job's regular heartbeat at this instant did it
+			}
+		} else {
+			js.beatAt = -1
+		}
 		js.lastBeat = s.now
 		was := js.j.State()
 		s.core.AMHeartbeat(s.now, js.j)
@@ -563,7 +632,7 @@ func (s *simulator) arrive() {
 		spec.Phases[k] = sched.PhaseSpec{Name: p.Name, Tasks: p.Tasks, Request: p.Request, StartAfter: p.StartAfter}
 	}
 	s.pools.place(spec, s.w, wj)
-	s.jobs = append(s.jobs, jobState{w: wj, beatAt: -1, lastBeat: -1, done: make([]int32, len(wj.Phases))})
+	s.jobs = append(s.jobs, jobState{w: wj, beatAt: -1, watchAt: -1, lastBeat: -1, done: make([]int32, len(wj.Phases))})
 	j, err := s.core.Submit(s.now, spec)
 	if err != nil {
 		// The workload was validated; a refusal here is a bug, surfaced
@@ -578,6 +647,9 @@ func (s *simulator) arrive() {
 // start runs launched container ct of job jid. Starts and finishes carry
 // their job's index so that handling them need not load the job.
 func (s *simulator) start(ct *sched.Container, jid int32) {
+	if s.dropKilled(ct) {
+		return
+	}
 	js := &s.jobs[jid]
 	if ct.IsAM() {
 		s.core.AMStarted(s.now, js.j)
@@ -592,6 +664,9 @@ func (s *simulator) start(ct *sched.Container, jid int32) {
 // previous one completed (reduce slow-start) cannot end before that phase
 // does: it waits for its inputs, as a reducer waits for the last map output.
 func (s *simulator) finishTask(ct *sched.Container, jid int32) {
+	if s.dropKilled(ct) {
+		return
+	}
 	js := &s.jobs[jid]
 	k := ct.Phase()
 	if k > 0 && int(js.done[k-1]) < js.w.Phases[k-1].Tasks {
@@ -602,6 +677,17 @@ func (s *simulator) finishTask(ct *sched.Container, jid int32) {
 		return
 	}
 	s.taskDone(js, ct)
+}
+
+// dropKilled reports whether ct's start or finish is to be dropped: its AM
+// killed it or preemption took it, so its work is lost (the task is asked
+// for again). That was the container's last queued event.
+func (s *simulator) dropKilled(ct *sched.Container) bool {
+	if _, ok := s.killed[ct]; !ok {
+		return false
+	}
+	delete(s.killed, ct)
+	return true
 }
 
 func (s *simulator) taskDone(js *jobState, ct *sched.Container) {
@@ -622,7 +708,7 @@ func (s *simulator) taskDone(js *jobState, ct *sched.Container) {
 // core asks for the task again, to be run from the start). A container
 // whose task has already finished, its COMPLETED report on its way, is left
 // to complete.
-func (s *simulator) kill(ct *sched.Container, jid int32) {
+func (s *simulator) kill(ct *sched.Container) {
 	id, ok := s.killing[ct]
 	delete(s.killing, ct)
 	if !ok || id != ct.ID() || ct.State() != sched.Running {
@@ -634,22 +720,14 @@ func (s *simulator) kill(ct *sched.Container, jid int32) {
 			return // it finished: COMPLETED is on its way
 		}
 	}
-	js := &s.jobs[jid]
-	if k := ct.Phase(); js.deferred != nil && k < len(js.deferred) {
-		for i, d := range js.deferred[k] {
-			if d == ct {
-				// Its work was done, waiting for the previous phase:
-				// no end of it is queued.
-				js.deferred[k] = append(js.deferred[k][:i], js.deferred[k][i+1:]...)
-				s.report(ct, sched.Preempted)
-				return
-			}
+	// Its work done, waiting for the previous phase, no end of it is
+	// queued; else its finish is, to be dropped.
+	if !s.undefer(ct) {
+		if s.killed == nil {
+			s.killed = map[*sched.Container]struct{}{}
 		}
+		s.killed[ct] = struct{}{}
 	}
-	if s.killed == nil {
-		s.killed = map[*sched.Container]bool{}
-	}
-	s.killed[ct] = true
 	s.report(ct, sched.Preempted)
 }
 
@@ -928,6 +1006,7 @@ func (s *simulator) result() *Result {
 		Timeline: s.timeline,
 	}, Policy: s.core.Policy(), Admission: s.core.Admission(), Preemption: s.core.PreemptionStats()}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
+	r.ReducesPreempted = s.core.Counts().ReducesPreempted
 	r.EndArea, r.EndShare = s.core.UtilizationUntil(s.now)
 	if s.ext != nil {
 		s.ext.integrate(s.now)
@@ -973,9 +1052,52 @@ func (d *driver) Launch(ct *sched.Container) {
 	s.q.push(at, evStart, int32(ct.Job().ID()), ct)
 }
 
+// Stop ends an AM whose job is done, or kills a task its MapReduce AM
+// preempts: the task's queued start or finish is dropped (or it leaves the
+// tasks waiting for the previous phase), and its node reports it KILLED.
 func (d *driver) Stop(ct *sched.Container) {
 	s := (*simulator)(d)
+	if !ct.IsAM() {
+		if !s.undefer(ct) {
+			if s.killed == nil {
+				s.killed = map[*sched.Container]struct{}{}
+			}
+			s.killed[ct] = struct{}{}
+		}
+	}
 	s.q.push(s.now, evAMStop, 0, ct)
+}
+
+// undefer takes ct off the tasks whose work is done and that wait for the
+// previous phase to complete, and reports whether it was one.
+func (s *simulator) undefer(ct *sched.Container) bool {
+	js := &s.jobs[ct.Job().ID()]
+	if js.deferred == nil {
+		return false
+	}
+	k := ct.Phase()
+	for i, x := range js.deferred[k] {
+		if x == ct {
+			js.deferred[k] = append(js.deferred[k][:i], js.deferred[k][i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// WatchAM queues job j's next regular AM heartbeat (every second in ideal
+// mode) as a watch: a timer the stall detector does not count as news.
+func (d *driver) WatchAM(j *sched.Job) {
+	s := (*simulator)(d)
+	js := &s.jobs[j.ID()]
+	p := clock.Time(s.watchPeriod())
+	base := j.AMStartedAt()
+	at := base + (s.now-base)/p*p + p
+	if js.watchAt >= 0 && js.watchAt <= at && js.watchAt > s.now {
+		return
+	}
+	js.watchAt = at
+	s.q.push(at, evAMWatch, int32(j.ID()), nil)
 }
 
 func (d *driver) WakeAM(j *sched.Job) {

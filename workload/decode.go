@@ -173,7 +173,8 @@ type mapping struct {
 
 var (
 	rootMapping    = mapping{[]string{"version", "cluster", "queues", "jobs"}, []string{"version", "cluster", "jobs"}}
-	clusterMapping = mapping{[]string{"nodes", "ideal", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load"}, []string{"nodes"}}
+	clusterMapping = mapping{[]string{"nodes", "ideal", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load", "resource_calculator", "mapreduce_am"}, []string{"nodes"}}
+	mrMapping      = mapping{[]string{"model", "reduce_rampup_limit", "reduce_preemption_limit", "reducer_preempt_delay", "reducer_unconditional_preempt_delay"}, nil}
 	nodeMapping    = mapping{[]string{"count", "vcores", "memory_mb", "gpus", "disk_mb", "labels", "taints"}, []string{"vcores", "memory_mb"}}
 	taintMapping   = mapping{[]string{"key", "value", "effect"}, []string{"key", "effect"}}
 	tolMapping     = mapping{[]string{"key", "operator", "value", "effect"}, nil}
@@ -505,6 +506,39 @@ func (d *decoder) cluster(c *Cluster) {
 			c.LaunchJitter = d.float()
 		case "external_load":
 			c.ExternalLoad = d.externalLoad()
+		case "resource_calculator":
+			name := d.str()
+			calc, err := resource.ParseCalculator(name)
+			if err != nil {
+				d.errorf(line, "must be one of %s, got %q", strings.Join(resource.CalculatorNames(), ", "), name)
+			}
+			c.Calculator = calc
+		case "mapreduce_am":
+			d.mapReduceAM(&c.MapReduceAM)
+		}
+	})
+}
+
+func (d *decoder) mapReduceAM(m *MapReduceAM) {
+	*m = DefaultMapReduceAM
+	d.object(mrMapping, func(key string, line int) {
+		switch key {
+		case "model":
+			name := d.str()
+			i := slices.Index(MRModelNames(), name)
+			if i < 0 {
+				d.errorf(line, "must be one of %s, got %q", strings.Join(MRModelNames(), ", "), name)
+				return
+			}
+			m.Model = MRModel(i)
+		case "reduce_rampup_limit":
+			m.ReduceRampupLimit = d.float()
+		case "reduce_preemption_limit":
+			m.ReducePreemptionLimit = d.float()
+		case "reducer_preempt_delay":
+			m.ReducerPreemptDelay = d.duration()
+		case "reducer_unconditional_preempt_delay":
+			m.ReducerUnconditionalPreemptDelay = d.duration()
 		}
 	})
 }

@@ -60,7 +60,7 @@ jobs:
         duration: 1
         durations: [1]
 `, `w.yaml:4: cluster.nodes[0].cpu: unknown field (want one of count, vcores, memory_mb, gpus, disk_mb, labels, taints)
-w.yaml:5: cluster.heartbeat: unknown field (want one of nodes, ideal, node_heartbeat, am_heartbeat, launch_delay, launch_jitter, external_load)
+w.yaml:5: cluster.heartbeat: unknown field (want one of nodes, ideal, node_heartbeat, am_heartbeat, launch_delay, launch_jitter, external_load, resource_calculator, mapreduce_am)
 w.yaml:10: jobs[0].phases[0].request.mem: unknown field (want one of vcores, memory_mb, gpus, disk_mb)
 w.yaml:12: jobs[0].phases[0].durations: unknown field (want one of name, tasks, request, duration, start_after)`},
 		{"unknown field json", "w.json", "{\"version\": 1,\n \"jobs\": [{\"id\": \"a\", \"\\u00e9\": {\"deep\": [1, {}]}}]}",
@@ -250,6 +250,26 @@ cluster:
 ` + okJobs, `w.yaml:7: cluster.external_load.points[1][1]: must be in [0, 1]
 w.yaml:8: cluster.external_load.points[2][0]: must be after the previous point (10s)
 w.yaml:9: cluster.external_load.points[3][0]: must be less than the period (35s)`},
+		{"unknown resource calculator", "w.yaml", `version: 1
+cluster:
+  nodes: [{vcores: 16, memory_mb: 65536}]
+  resource_calculator: drf
+` + okJobs, `w.yaml:4: cluster.resource_calculator: must be one of memory, dominant, got "drf"`},
+		{"mapreduce_am", "w.yaml", `version: 1
+cluster:
+  nodes: [{vcores: 16, memory_mb: 65536}]
+  mapreduce_am: {model: hadoop-3}
+` + okJobs, `w.yaml:4: cluster.mapreduce_am.model: must be one of hadoop-2.8, hadoop-2.2, none, got "hadoop-3"`},
+		{"mapreduce_am values", "w.yaml", `version: 1
+cluster:
+  nodes: [{vcores: 16, memory_mb: 65536}]
+  mapreduce_am:
+    reduce_rampup_limit: 1.5
+    reduce_preemption_limit: -0.1
+    reducer_preempt_delay: -1s
+` + okJobs, `w.yaml:5: cluster.mapreduce_am.reduce_rampup_limit: must be in [0, 1]
+w.yaml:6: cluster.mapreduce_am.reduce_preemption_limit: must be in [0, 1]
+w.yaml:7: cluster.mapreduce_am.reducer_preempt_delay: must be >= 0`},
 		{"external load closing point that differs", "w.yaml", `version: 1
 cluster:
   nodes: [{vcores: 16, memory_mb: 65536}]

@@ -218,6 +218,23 @@ func (c *checker) cluster(cl *Cluster) int {
 	if !(cl.LaunchJitter >= 0 && cl.LaunchJitter < 1) {
 		c.add("launch_jitter", "must be in [0, 1)")
 	}
+	if m := cl.MapReduceAM; m != (MapReduceAM{}) {
+		c.push("mapreduce_am")
+		if m.Model >= numMRModels {
+			c.add("model", "must be one of %s", strings.Join(MRModelNames(), ", "))
+		}
+		if !(m.ReduceRampupLimit >= 0 && m.ReduceRampupLimit <= 1) {
+			c.add("reduce_rampup_limit", "must be in [0, 1]")
+		}
+		if !(m.ReducePreemptionLimit >= 0 && m.ReducePreemptionLimit <= 1) {
+			c.add("reduce_preemption_limit", "must be in [0, 1]")
+		}
+		c.duration("reducer_preempt_delay", m.ReducerPreemptDelay, false)
+		if m.ReducerUnconditionalPreemptDelay >= 0 {
+			c.duration("reducer_unconditional_preempt_delay", m.ReducerUnconditionalPreemptDelay, false)
+		}
+		c.pop(1)
+	}
 	if l := cl.ExternalLoad; l != nil {
 		c.push("external_load")
 		if len(l.Points) == 0 {

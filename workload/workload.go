@@ -7,6 +7,8 @@
 package workload
 
 import (
+	"fmt"
+
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
 )
@@ -56,6 +58,85 @@ type Cluster struct {
 	// ExternalLoad is non-YARN load on every node as a fraction of its
 	// capacity over time; nil when the machines are dedicated.
 	ExternalLoad *ExternalLoad
+
+	// Calculator is how the resource manager compares amounts of
+	// resource (resource_calculator: memory, YARN's default
+	// DefaultResourceCalculator, or dominant): every policy's
+	// ApplicationMaster limit is checked with it.
+	Calculator resource.Calculator
+
+	// MapReduceAM is how every job's ApplicationMaster asks for the tasks
+	// of a phase that starts before the previous one completes (reduces
+	// at slow-start), and when it preempts them to make room for that
+	// previous phase (mapreduce_am). The zero value, a file without the
+	// key, means DefaultMapReduceAM (see Effective).
+	MapReduceAM MapReduceAM
+}
+
+// Effective returns m, or DefaultMapReduceAM when m is unset (zero).
+func (m MapReduceAM) Effective() MapReduceAM {
+	if m == (MapReduceAM{}) {
+		return DefaultMapReduceAM
+	}
+	return m
+}
+
+// MapReduceAM configures the MapReduce ApplicationMaster the simulator's
+// jobs run, as Hadoop's RMContainerAllocator: each field is named after the
+// Hadoop setting it models, with Hadoop's default.
+type MapReduceAM struct {
+	// Model is which release's allocator: MRHadoop28 (the default),
+	// MRHadoop22 (the AutoAdmin paper's) or MRNone (every task of a phase
+	// asked at once, none preempted: spindle's model before).
+	Model MRModel
+	// ReduceRampupLimit is yarn.app.mapreduce.am.job.reduce.rampup.limit:
+	// while maps are still asked for, reduces may hold at most this share
+	// of what the job can use (0.5).
+	ReduceRampupLimit float64
+	// ReducePreemptionLimit is
+	// yarn.app.mapreduce.am.job.reduce.preemption.limit: the share of what
+	// the job can use that one preemption may take back from its reduces
+	// (0.5).
+	ReducePreemptionLimit float64
+	// ReducerPreemptDelay is mapreduce.job.reducer.preempt.delay.sec: how
+	// long a map request waits, with no headroom for it, before reduces
+	// are preempted (0: at once). Hadoop 2.8 only.
+	ReducerPreemptDelay clock.Duration
+	// ReducerUnconditionalPreemptDelay is
+	// mapreduce.job.reducer.unconditional-preempt.delay.sec: how long a
+	// map request waits before reduces are preempted whatever the
+	// headroom says (300 s); negative disables it. Hadoop 2.8 only
+	// (MAPREDUCE-6302).
+	ReducerUnconditionalPreemptDelay clock.Duration
+}
+
+// MRModel names the release whose MapReduce ApplicationMaster is modelled.
+type MRModel uint8
+
+// The models.
+const (
+	MRHadoop28 MRModel = iota
+	MRHadoop22
+	MRNone
+	numMRModels
+)
+
+var mrModelNames = [numMRModels]string{"hadoop-2.8", "hadoop-2.2", "none"}
+
+func (m MRModel) String() string {
+	if m < numMRModels {
+		return mrModelNames[m]
+	}
+	return fmt.Sprintf("MRModel(%d)", m)
+}
+
+// MRModelNames lists the model names, the default first.
+func MRModelNames() []string { return mrModelNames[:] }
+
+// DefaultMapReduceAM is Hadoop's defaults, in the 2.8 allocator.
+var DefaultMapReduceAM = MapReduceAM{
+	Model: MRHadoop28, ReduceRampupLimit: 0.5, ReducePreemptionLimit: 0.5,
+	ReducerPreemptDelay: 0, ReducerUnconditionalPreemptDelay: 300 * clock.Second,
 }
 
 // NodeGroup is Count identical machines. Labels and Taints, both optional,

@@ -362,6 +362,32 @@ func (e *encoder) clusterFields(c *Cluster, sep string) {
 		e.key(&first, sep, "external_load")
 		e.externalLoad(c.ExternalLoad)
 	}
+	if c.Calculator != resource.MemoryCalculator {
+		e.key(&first, sep, "resource_calculator")
+		e.str(c.Calculator.String())
+	}
+	if m := c.MapReduceAM; m != DefaultMapReduceAM && m != (MapReduceAM{}) {
+		e.key(&first, sep, "mapreduce_am")
+		e.mapReduceAM(m)
+	}
+}
+
+// mapReduceAM writes every field, so that the object reads the same
+// whatever the defaults become.
+func (e *encoder) mapReduceAM(m MapReduceAM) {
+	e.s("{")
+	f := true
+	e.key(&f, ", ", "model")
+	e.str(m.Model.String())
+	e.key(&f, ", ", "reduce_rampup_limit")
+	e.float(m.ReduceRampupLimit)
+	e.key(&f, ", ", "reduce_preemption_limit")
+	e.float(m.ReducePreemptionLimit)
+	e.key(&f, ", ", "reducer_preempt_delay")
+	e.duration(m.ReducerPreemptDelay)
+	e.key(&f, ", ", "reducer_unconditional_preempt_delay")
+	e.duration(m.ReducerUnconditionalPreemptDelay)
+	e.s("}")
 }
 
 // jobFields writes a job's fields separated by sep; phases are written by

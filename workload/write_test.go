@@ -21,6 +21,9 @@ func richWorkload() *Workload {
 	w.Cluster.LaunchDelay = 1234567
 	w.Cluster.LaunchJitter = 0.1
 	w.Cluster.NodeHeartbeat = 3 * clock.Second
+	w.Cluster.Calculator = resource.DominantCalculator
+	w.Cluster.MapReduceAM = MapReduceAM{Model: MRHadoop22, ReduceRampupLimit: 0.25, ReducePreemptionLimit: 1,
+		ReducerPreemptDelay: 1500 * clock.Millisecond, ReducerUnconditionalPreemptDelay: -clock.Second}
 	w.Cluster.Nodes = append(w.Cluster.Nodes, NodeGroup{Count: 1_000_000, Capacity: resource.Vector{1, 1 << 40, 0, 7}})
 	w.Cluster.ExternalLoad.Points[1].Frac = 1.0 / 3
 	w.Queues = []Queue{

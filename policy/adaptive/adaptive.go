@@ -99,7 +99,7 @@ func readParams(r *params.Reader, mode Mode, triage bool) Config {
 	if mode == Reverse {
 		cfg.Triage = r.Bool("triage", triage, fmt.Sprintf("jobs that cannot meet their goal even alone yield to those that can, served least laxity first (adaptive+; default %v)", triage))
 	}
-	cfg.MaxAMShare = r.Float("max_am_share", 0.1, -1, 1, "share of the cluster ApplicationMasters may hold, in every resource, as YARN's maximum-am-resource-percent (default 0.1, Capacity's default); one AM may always run; -1 disables the limit")
+	cfg.MaxAMShare = r.Float("max_am_share", 0.1, -1, 1, "share of the cluster ApplicationMasters may hold, compared under the run's resource calculator, as YARN's maximum-am-resource-percent (default 0.1, Capacity's default); one AM may always run; -1 disables the limit")
 	cfg.Project = r.Bool("project", true, "at each job's first control cycle, project its completion with the scheduler's own model and report the error (default true; costs a little per job)")
 	return cfg
 }
@@ -109,6 +109,9 @@ type Policy struct {
 	v        *sched.View
 	cfg      Config
 	capacity resource.Vector
+	// amLimit is max_am_share of the cluster (sched.NoAMLimit when off);
+	// the core's AM-limit test (sched.View.AMRoom) applies it.
+	amLimit  resource.Vector
 	forecast *cluster.LoadCurve
 
 	nodeGroups []nodeGroup
@@ -137,6 +140,7 @@ type nodeGroup struct {
 // New returns an Adaptive or Reverse-Adaptive policy.
 func New(v *sched.View, cfg Config) *Policy {
 	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity(), slotCache: map[[2]resource.Vector]int{}}
+	p.amLimit = sched.AMLimit(p.capacity, cfg.MaxAMShare)
 	if cfg.Mode == Reverse {
 		p.forecast = v.LoadForecast()
 	}

@@ -2,14 +2,14 @@ package adaptive
 
 import (
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
 
 // Task Scheduler: enforces the placement as nodes offer resources. A node's
 // free resources go first to ApplicationMasters (a job cannot run without
 // one), earliest goal first, then jobs without goals in submission order,
-// as long as AMs hold less than max_am_share of the cluster (the paper's
+// as long as AMs hold no more than max_am_share of the cluster under the
+// run's resource calculator (sched.View.AMRoom; the paper's
 // Hadoop had no AM containers; without a limit a burst of jobs fills the
 // cluster with AMs, as YARN's own schedulers prevent); then to the jobs with
 // goals that hold fewer
@@ -56,7 +56,7 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		room = room.Min(c.Sub(cluster.ExternalShare(c, p.peak)).Sub(n.Allocated()))
 	}
 	if p.amWait.Len() > 0 {
-		if a := p.amWait.First(n, room.Min(p.amRoom())); a != nil {
+		if a := p.amWait.First(n, room.Min(p.v.AMRoom(p.amLimit, p.v.Cluster().AMAllocated()))); a != nil {
 			return a
 		}
 	}
@@ -83,18 +83,4 @@ func (p *Policy) amBefore(a, b *sched.Job) bool {
 		return ga < gb
 	}
 	return a.ID() < b.ID()
-}
-
-// amRoom is what another AM may take: the limit less what AMs hold, in
-// every resource; the whole cluster when no AM runs or there is no limit.
-func (p *Policy) amRoom() resource.Vector {
-	used := p.v.Cluster().AMAllocated()
-	if p.cfg.MaxAMShare < 0 || used.IsZero() {
-		return p.capacity
-	}
-	var room resource.Vector
-	for d := range room {
-		room[d] = int64(p.cfg.MaxAMShare*float64(p.capacity[d])) - used[d]
-	}
-	return room
 }

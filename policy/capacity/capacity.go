@@ -12,9 +12,9 @@
 // ApplicationMasters are limited per queue by max_am_percent (YARN's
 // maximum-am-resource-percent, default 0.1): AMs may hold that fraction of
 // what the queue can currently use (its guarantee, or more when it may grow
-// into idle capacity). As with YARN's default DefaultResourceCalculator, the
-// limit is checked in memory only; am_limit=all checks every resource, as
-// the DominantResourceCalculator does. As in YARN, a queue with no AM running may always start
+// into idle capacity), compared under the run's resource calculator (memory
+// only by default, as YARN's DefaultResourceCalculator does; see
+// sched.View.AMRoom). As in YARN, a queue with no AM running may always start
 // one, and a job whose AM would exceed the limit lets later, smaller AMs go
 // first. Jobs with task requests are served in submission order; one whose
 // next request does not fit the node lets the next job use it (YARN would
@@ -39,9 +39,6 @@ type Config struct {
 	// its next container, as YARN's Capacity scheduler does, instead of
 	// letting later jobs use it.
 	Reserve bool
-	// AMLimitAll checks the AM limit in every resource; false (YARN's
-	// DefaultResourceCalculator) checks memory only.
-	AMLimitAll bool
 	// Preemption turns the core's preemption monitor on; nil is off.
 	Preemption *sched.Preemption
 }
@@ -49,8 +46,6 @@ type Config struct {
 // Params reads the parameters.
 func Params(r *params.Reader) Config {
 	return Config{
-		AMLimitAll: r.Choice("am_limit", "memory", []string{"memory", "all"},
-			"resources the AM limit is checked in: memory (YARN's DefaultResourceCalculator, the default) or all (DominantResourceCalculator)") == "all",
 		MaxAMPercent: r.Float("max_am_percent", 0.1, 0, 1, "fraction of a queue's usable resources that ApplicationMasters may hold (YARN maximum-am-resource-percent, default 0.1); at least one AM per queue may always run"),
 		Reserve:      r.Bool("reserve", false, "YARN reservations: the first job in a queue holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
 		Preemption:   preempt.Params(r, PreemptionDefaults()),
@@ -150,9 +145,9 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 func (p *Policy) pickLeaf(cq *queue, n *cluster.Node, free, room, ceiling resource.Vector) *sched.Ask {
 	var task, am *sched.Ask
 	if p.cfg.Reserve {
-		task = cq.wanting.FirstOrReserve(n, free, n.Capacity(), ceiling)
+		task = cq.wanting.FirstOrReserve(n, free, n.Usable(), ceiling)
 		if cq.amWait.Len() > 0 {
-			am = cq.amWait.FirstOrReserve(n, free, n.Capacity(), ceiling.Min(p.amRoom(cq)))
+			am = cq.amWait.FirstOrReserve(n, free, n.Usable(), ceiling.Min(p.amRoom(cq)))
 		}
 	} else {
 		task = cq.wanting.First(n, room)
@@ -170,28 +165,22 @@ func (p *Policy) pickLeaf(cq *queue, n *cluster.Node, free, room, ceiling resour
 // Reserves tells the core whether this policy reserves nodes.
 func (p *Policy) Reserves() bool { return p.cfg.Reserve }
 
-// amRoom is what the queue's AMs may still take; a queue with no AM running
-// may always start one.
+// amRoom is what the queue's next AM may take: the core's AM-limit test
+// (sched.View.AMRoom) on the queue's limit; a queue with no AM running may
+// always start one.
 func (p *Policy) amRoom(cq *queue) resource.Vector {
-	if cq.q.AMContainers() == 0 {
-		return p.v.Cluster().Capacity()
-	}
-	return p.amLimit(cq).Sub(cq.q.AMUsage())
+	return p.v.AMRoom(p.amLimit(cq), cq.q.AMUsage())
 }
 
-// amLimit is max_am_percent of what the queue can use now: its guarantee, or
-// more when idle capacity lets it grow toward its ceiling (YARN takes the
-// larger of the guarantee and the queue's current limit).
+// amLimit is max_am_percent of what the queue can use now, YARN's
+// getAMResourceLimitPerPartition: the larger, under the run's calculator, of
+// its guarantee and its current limit (what it holds plus what is idle, up
+// to its ceiling). The core's AM-limit test (sched.View.AMRoom) applies it; a
+// queue with no AM running may always start one.
 func (p *Policy) amLimit(cq *queue) resource.Vector {
-	current := cq.ceiling.Min(cq.q.Usage().Add(p.v.Cluster().Free()))
-	usable := cq.guaranteed.Max(current)
-	limit := p.v.Cluster().Capacity()
-	for d := range usable {
-		if p.cfg.AMLimitAll || resource.Dim(d) == resource.Memory {
-			limit[d] = int64(math.Ceil(float64(usable[d]) * p.cfg.MaxAMPercent))
-		}
-	}
-	return limit
+	calc, cl := p.v.Calculator(), p.v.Cluster().Capacity()
+	current := calc.Min(cl, cq.q.Usage().Add(p.v.Cluster().Free()), cq.ceiling)
+	return sched.AMLimit(calc.Max(cl, current, cq.guaranteed), p.cfg.MaxAMPercent)
 }
 
 // The core detects each optional interface by a type assertion, so a

@@ -32,7 +32,6 @@ func TestCapacityOrdering(t *testing.T) {
 	type row = struct {
 		schedtest.PickCase
 		amPct float64
-		amAll bool
 	}
 	cpuAM := resource.New(2, 512) // within 10 % of 20 GB, not of 20 vcores
 	// A tree: root → prod (60 %) → etl, adhoc (half each); batch (40 %).
@@ -85,10 +84,10 @@ func TestCapacityOrdering(t *testing.T) {
 			Nodes: []resource.Vector{resource.New(20, 20480)},
 			Jobs:  []sched.JobSpec{job("a", "", one, 1), job("b", "", cpuAM, 9)},
 			Setup: steps(place(0, -1, 1), place(0, 0, 1)), Want: "b", WantAM: true}, amPct: 0.1},
-		{PickCase: schedtest.PickCase{Name: "am_limit=all checks every resource",
+		{PickCase: schedtest.PickCase{Name: "the dominant calculator checks every resource",
 			Nodes: []resource.Vector{resource.New(20, 20480)},
 			Jobs:  []sched.JobSpec{job("a", "", one, 1), job("b", "", cpuAM, 9)},
-			Setup: steps(place(0, -1, 1), place(0, 0, 1)), Want: ""}, amPct: 0.1, amAll: true},
+			Setup: steps(place(0, -1, 1), place(0, 0, 1)), Want: "", Calculator: resource.DominantCalculator}, amPct: 0.1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
@@ -100,7 +99,7 @@ func TestCapacityOrdering(t *testing.T) {
 				tt.Nodes = []resource.Vector{resource.New(10, 10240)}
 			}
 			tt.Run(t, func(v *sched.View) (sched.Policy, error) {
-				return capacity.New(v, capacity.Config{MaxAMPercent: pct, AMLimitAll: tt.amAll}), nil
+				return capacity.New(v, capacity.Config{MaxAMPercent: pct}), nil
 			})
 		})
 	}

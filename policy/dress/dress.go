@@ -15,8 +15,10 @@
 // its containers end.
 //
 // DRESS keeps YARN Capacity's ApplicationMaster limit (max_am_percent of the
-// cluster, at least one AM always allowed), so that it differs from the
-// Capacity baseline by its pools alone. The workload's queues are not used:
+// cluster, compared under the run's resource calculator, at least one AM
+// always allowed: sched.View.AMRoom, as Capacity's single default queue
+// has it), so that it differs from the Capacity baseline by its pools
+// alone. The workload's queues are not used:
 // the two pools are DRESS's queues.
 package dress
 
@@ -184,6 +186,9 @@ type Policy struct {
 	cfg     Config
 	horizon clock.Duration
 	m       *meter
+	// amLimit is max_am_percent of the cluster, as Capacity's single
+	// default queue has; the core's AM-limit test (sched.View.AMRoom)
+	// applies it to every AM, one always allowed when none runs.
 	amLimit resource.Vector
 
 	delta float64
@@ -215,9 +220,12 @@ type jobInfo struct {
 }
 
 type pool struct {
-	used  int64       // units held by the category's containers
-	tasks *jobq.Queue // jobs asking for task containers, by submission
-	ams   *jobq.Queue // jobs waiting for their AM container, by submission
+	used int64 // units held by the category's containers
+	// taskContainers counts the category's task containers held: while
+	// it is 0 the pool may take one that could never fit its limit.
+	taskContainers int
+	tasks          *jobq.Queue // jobs asking for task containers, by submission
+	ams            *jobq.Queue // jobs waiting for their AM container, by submission
 }
 
 // New returns a DRESS policy.
@@ -230,9 +238,7 @@ func New(v *sched.View, cfg Config) (*Policy, error) {
 	if p.horizon <= 0 {
 		p.horizon = cfg.Interval
 	}
-	for d := range capacity {
-		p.amLimit[d] = int64(math.Ceil(float64(capacity[d]) * cfg.MaxAMPercent))
-	}
+	p.amLimit = sched.AMLimit(capacity, cfg.MaxAMPercent)
 	for i := range p.pools {
 		p.pools[i] = pool{tasks: jobq.ByID(jobq.TaskAsks), ams: jobq.ByID(jobq.AMAsks)}
 	}
@@ -330,6 +336,9 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 	switch c.State() {
 	case sched.Allocated:
 		p.pools[cat].used += size
+		if !c.IsAM() {
+			p.pools[cat].taskContainers++
+		}
 	case sched.Running:
 		if !c.IsAM() {
 			p.tasks++
@@ -348,6 +357,9 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 			return // never held resources
 		}
 		p.pools[cat].used -= size
+		if !c.IsAM() {
+			p.pools[cat].taskContainers--
+		}
 		if !c.IsAM() && from == sched.Running {
 			p.tasks--
 			p.taskUnits[cat] -= size
@@ -375,26 +387,48 @@ func (p *Policy) limit() (sd, ld int64) {
 	return sd, Total - sd
 }
 
+// maxLimit is the most a category's pool can be given, in units: δ at
+// delta_max for small jobs, at delta_min for large ones.
+func (p *Policy) maxLimit(cat Category) int64 {
+	if cat == SD {
+		return int64(math.Round(p.cfg.DeltaMax * float64(Total)))
+	}
+	return Total - int64(math.Round(p.cfg.DeltaMin*float64(Total)))
+}
+
 // Pick serves the small-demand pool first, then the large: in each, the
 // earliest-submitted job whose next container fits the node and the pool's
-// room (and, for an AM, the AM limit).
+// room (and, for an AM, the AM limit). A pool holding no task container may
+// start one that could never fit it.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	free := n.Free()
 	sdLimit, ldLimit := p.limit()
+	amRoom := p.v.AMRoom(p.amLimit, p.v.Cluster().AMAllocated())
 	for cat, limit := range [2]int64{sdLimit, ldLimit} {
 		pl := &p.pools[cat]
 		if pl.tasks.Len() == 0 && pl.ams.Len() == 0 {
 			continue
 		}
 		roomUnits := limit - pl.used
-		if roomUnits <= 0 {
+		if roomUnits <= 0 && pl.taskContainers > 0 {
 			continue
 		}
 		room := free.Min(p.m.room(roomUnits))
 		task := pl.tasks.First(n, room)
+		if task == nil && pl.taskContainers == 0 {
+			// A pool that holds no task container may start one that
+			// would not fit it even at its largest share, as an AM
+			// limit lets one AM start: δ stays within [delta_min,
+			// delta_max], and on a small cluster a job's AM and one
+			// task can need more than a pool can ever have; the job
+			// would wait for ever, its AM holding a container.
+			if a := pl.tasks.First(n, free); a != nil && !a.Request.Fits(p.m.room(p.maxLimit(Category(cat))-pl.used)) {
+				task = a
+			}
+		}
 		var am *sched.Ask
 		if pl.ams.Len() > 0 {
-			am = pl.ams.First(n, room.Min(p.amRoom()))
+			am = pl.ams.First(n, room.Min(amRoom))
 		}
 		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
 			return am
@@ -404,7 +438,7 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 		}
 	}
 	if p.cfg.Lend {
-		return p.borrow(n, free)
+		return p.borrow(n, free, amRoom)
 	}
 	return nil
 }
@@ -420,13 +454,13 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 // room lent for it would not come back as tasks end, and AMs of large jobs
 // started on borrowed room can fill the AM limit and hold back small jobs.
 // A small job's AM may borrow: its life is short.
-func (p *Policy) borrow(n *cluster.Node, free resource.Vector) *sched.Ask {
+func (p *Policy) borrow(n *cluster.Node, free, amRoom resource.Vector) *sched.Ask {
 	for cat := range p.pools {
 		pl := &p.pools[cat]
 		task := pl.tasks.First(n, free)
 		var am *sched.Ask
 		if (cat == int(SD) || p.cfg.LendAMs) && pl.ams.Len() > 0 {
-			am = pl.ams.First(n, free.Min(p.amRoom()))
+			am = pl.ams.First(n, free.Min(amRoom))
 		}
 		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
 			return am
@@ -436,22 +470,6 @@ func (p *Policy) borrow(n *cluster.Node, free resource.Vector) *sched.Ask {
 		}
 	}
 	return nil
-}
-
-// amRoom is what ApplicationMasters may still take: max_am_percent of the
-// cluster, as Capacity's single default queue has, and always one AM when
-// none runs.
-func (p *Policy) amRoom() resource.Vector {
-	var used resource.Vector
-	count := 0
-	for _, q := range p.v.Queues() {
-		used = used.Add(q.AMUsage())
-		count += q.AMContainers()
-	}
-	if count == 0 {
-		return p.v.Cluster().Capacity()
-	}
-	return p.amLimit.Sub(used)
 }
 
 // TickEvery is the adjustment interval.
@@ -493,7 +511,7 @@ func (p *Policy) inputsFull(now clock.Time) inputs {
 	a2 := min(max(0, ldLimit-p.pools[LD].used), ac-a1)
 	in.A1, in.A2 = float64(a1), float64(a2)
 	var f [2]float64
-	amLeft := p.amRoom()
+	amUsed := p.v.Cluster().AMAllocated()
 	for cat := range p.live {
 		for _, j := range p.live[cat] {
 			if p.est != nil {
@@ -506,7 +524,7 @@ func (p *Policy) inputsFull(now clock.Time) inputs {
 				f[cat] += u
 				in.predicted += n
 			}
-			if p.cfg.Usable && !p.usable(j, &amLeft) {
+			if p.cfg.Usable && !p.usable(j, &amUsed) {
 				continue
 			}
 			if r := p.remaining(j); r > 0 {
@@ -535,8 +553,9 @@ func (p *Policy) inputsFull(now clock.Time) inputs {
 
 // usable reports whether job j could take a container now: it is admitted,
 // and if it waits for its ApplicationMaster, the AM fits what the AM limit
-// leaves (amLeft, which the AMs counted so far use up, small jobs first).
-func (p *Policy) usable(j *sched.Job, amLeft *resource.Vector) bool {
+// leaves beside amUsed, which the AMs counted so far add to, small jobs
+// first.
+func (p *Policy) usable(j *sched.Job, amUsed *resource.Vector) bool {
 	switch j.State() {
 	case sched.Waiting, sched.Finished:
 		return false
@@ -545,18 +564,13 @@ func (p *Policy) usable(j *sched.Job, amLeft *resource.Vector) bool {
 			return true // allocated, starting
 		}
 		am := j.Spec().AM
-		if !amFits(am, *amLeft) {
+		if !am.Fits(p.v.AMRoom(p.amLimit, *amUsed)) {
 			return false
 		}
-		*amLeft = amLeft.Sub(am)
+		*amUsed = amUsed.Add(am)
 	}
 	return true
 }
-
-// amFits is the AM-limit test of usable. The re-tune's walk of waiting AMs
-// stops once the least of them fails it, which is right for any test that
-// a larger AM never passes where a smaller one fails.
-func amFits(am, left resource.Vector) bool { return am.Fits(left) }
 
 // applyFloor keeps δ within [floor, 1-floor] for a category that has
 // pending demand, so that neither waits without bound behind the other.

@@ -199,17 +199,18 @@ func (p *Policy) inputsFast(now clock.Time) inputs {
 		}
 	}
 	if p.cfg.Usable && (len(p.rt.amWait[SD]) > 0 || len(p.rt.amWait[LD]) > 0) {
-		amLeft := p.amRoom()
+		amUsed := p.v.Cluster().AMAllocated()
 	walk:
 		for cat := range p.rt.amWait {
 			for _, id := range p.rt.amWait[cat] {
-				if !amFits(p.rt.amFloor, amLeft) {
+				if !p.rt.amFloor.Fits(p.v.AMRoom(p.amLimit, amUsed)) {
 					// No waiting AM is smaller than the floor: none
-					// fits any more, as amLeft only shrinks.
+					// fits any more, as the room only shrinks while
+					// amUsed grows.
 					break walk
 				}
 				j := p.v.Job(id)
-				if !p.usable(j, &amLeft) {
+				if !p.usable(j, &amUsed) {
 					continue
 				}
 				if r := p.remaining(j); r > 0 {

@@ -14,7 +14,14 @@
 // enforced. ApplicationMasters are limited by max_am_share,
 // the fraction of a queue's fair share that AMs may hold (YARN's
 // maxAMShare); -1 disables the limit, which lets a burst of AMs take the whole
-// cluster and deadlock it, as AutoAdmin describes.
+// cluster and deadlock it, as AutoAdmin describes. The limit is tested by
+// sched.View.AMRoom: fair compares under the run's resource calculator
+// (memory only by default, which is what Hadoop 2's FairSharePolicy
+// compares), drf in every resource whatever the run's calculator, as Hadoop
+// 2's Fair scheduler does under its drf policy. Unlike YARN's Fair scheduler,
+// and as its Capacity scheduler does, a queue with no AM running may always
+// start one; that matters only for an AM larger than max_am_share of its
+// queue's fair share, which YARN would never start.
 //
 // As in Hadoop's default configuration (yarn.scheduler.fair.assignmultiple =
 // false), a node update assigns at most one container, so a node with room
@@ -108,9 +115,12 @@ type Policy struct {
 	v        *sched.View
 	cfg      Config
 	capacity resource.Vector
-	root     *queue
-	queues   []*queue  // by sched.Queue index
-	key      []float64 // by job id: its share, the order of the running sets
+	// amCalc compares AMs with the AM limit: the run's calculator for
+	// fair, every resource for drf.
+	amCalc resource.Calculator
+	root   *queue
+	queues []*queue  // by sched.Queue index
+	key    []float64 // by job id: its share, the order of the running sets
 	// assigned marks, by node id, the nodes that got a container (or a
 	// reservation) since their last update: without assign_multiple they
 	// take no more until their next heartbeat.
@@ -130,16 +140,16 @@ type queue struct {
 
 // New returns a Fair or DRF policy.
 func New(v *sched.View, cfg Config) *Policy {
-	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity(), assigned: make([]bool, v.Cluster().NumNodes())}
-	less := func(a, b *sched.Job) bool {
-		if pa, pb := a.Priority(), b.Priority(); pa != pb {
-			return pa > pb
-		}
+	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity(), amCalc: v.Calculator(), assigned: make([]bool, v.Cluster().NumNodes())}
+	if cfg.Mode == DRF {
+		p.amCalc = resource.DominantCalculator
+	}
+	less := jobq.PriorityThen(func(a, b *sched.Job) bool {
 		if ka, kb := p.key[a.ID()], p.key[b.ID()]; ka != kb {
 			return ka < kb
 		}
 		return a.ID() < b.ID()
-	}
+	})
 	build := func(q *sched.Queue) *queue {
 		fq := &queue{q: q, weight: q.Weight()}
 		if q.Leaf() {
@@ -258,39 +268,38 @@ func (p *Policy) Reserves() bool { return p.cfg.Reserve }
 // fraction of the cluster.
 func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask {
 	free := n.Free()
-	if p.cfg.Reserve {
-		if fq.amWait.Len() > 0 {
-			if a := fq.amWait.FirstOrReserve(n, free, n.Capacity(), p.amRoom(fq, fairFrac)); a != nil {
+	if fq.amWait.Len() > 0 {
+		amRoom := p.amRoom(fq, fairFrac)
+		if p.cfg.Reserve {
+			if a := fq.amWait.FirstOrReserve(n, free, n.Usable(), amRoom); a != nil {
 				return a
 			}
-		}
-		return fq.running.FirstOrReserve(n, free, n.Capacity(), n.Capacity())
-	}
-	if fq.amWait.Len() > 0 {
-		if a := fq.amWait.First(n, free.Min(p.amRoom(fq, fairFrac))); a != nil {
+		} else if a := fq.amWait.First(n, free.Min(amRoom)); a != nil {
 			return a
 		}
+	}
+	if p.cfg.Reserve {
+		return fq.running.FirstOrReserve(n, free, n.Usable(), n.Usable())
 	}
 	return fq.running.First(n, free)
 }
 
-// amRoom is what AMs may still take in the queue: max_am_share of its fair
-// share, less what its AMs hold, in the dimensions the mode measures. A
-// queue with no AM running may always start one, as may every queue when the
-// limit is off.
+// amRoom is what the next AM of queue fq, whose instantaneous fair share is
+// fairFrac of the cluster, may take.
 func (p *Policy) amRoom(fq *queue, fairFrac float64) resource.Vector {
-	room := p.capacity
-	if p.cfg.MaxAMShare < 0 || fq.q.AMContainers() == 0 {
-		return room
+	return p.v.AMRoomIn(p.amCalc, p.amLimit(fairFrac), fq.q.AMUsage())
+}
+
+// amLimit is max_am_share of a queue's fair share, fairFrac of the cluster
+// (NoAMLimit when max_am_share is -1). The core's AM-limit test
+// (sched.View.AMRoomIn, under amCalc) applies it: a queue with no AM running
+// may always start one.
+func (p *Policy) amLimit(fairFrac float64) resource.Vector {
+	var share resource.Vector
+	for d := range share {
+		share[d] = int64(fairFrac * float64(p.capacity[d]))
 	}
-	used := fq.q.AMUsage()
-	limit := p.cfg.MaxAMShare * fairFrac
-	for d := resource.Dim(0); d < resource.NumDims; d++ {
-		if p.cfg.Mode == DRF || d == resource.Memory {
-			room[d] = int64(limit*float64(p.capacity[d])) - used[d]
-		}
-	}
-	return room
+	return sched.AMLimit(share, p.cfg.MaxAMShare)
 }
 
 // The core detects each optional interface by a type assertion, so a

@@ -29,8 +29,11 @@
 // mean observed task duration of the job, then of the cluster, then 1 s.
 //
 // Tetris ran inside YARN, whose AM limit applies under any policy: AM
-// containers may hold at most max_am_share of the cluster in every resource
-// (one may always run). Without it, new jobs (furthest below their fair share)
+// containers may hold at most max_am_share of the cluster (one may always
+// run; sched.View.AMRoom). Tetris packs every resource, so it compares AMs
+// in every resource too (YARN's DominantResourceCalculator), whatever the
+// run's calculator: under a memory-only one, AMs small in memory would fill
+// the cluster's vcores, which a multi-resource packer exists to prevent. Without it, new jobs (furthest below their fair share)
 // would get their AMs first until AMs fill the cluster and deadlock it.
 //
 // Scoring every candidate at every pick is a pass over every runnable job;
@@ -69,7 +72,7 @@ func Params(r *params.Reader) Config {
 	return Config{
 		F:          r.Float("f", 0.25, 0, 0.999, "fairness knob: only the (1-f) fraction of runnable jobs furthest below their fair share are candidates (default 0.25; 0 = pure packing + SRTF)"),
 		M:          r.Float("m", 1, 0, 1e6, "multiplier of the remaining-work weight ε = m·(mean alignment)/(mean remaining work) (default 1, the paper's balance of the two scores; 0 = packing only)"),
-		MaxAMShare: r.Float("max_am_share", 0.5, -1, 1, "share of the cluster, in every resource, that ApplicationMasters may hold (YARN's AM limit, default 0.5 as Fair's maxAMShare; -1 disables it); one AM may always run"),
+		MaxAMShare: r.Float("max_am_share", 0.5, -1, 1, "share of the cluster that ApplicationMasters may hold, in every resource whatever the run's resource calculator (YARN's AM limit under the DominantResourceCalculator, default 0.5 as Fair's maxAMShare; -1 disables it); one AM may always run"),
 	}
 }
 
@@ -78,6 +81,9 @@ type Policy struct {
 	v        *sched.View
 	cfg      Config
 	capacity resource.Vector
+	// amLimit is max_am_share of the cluster (sched.NoAMLimit when off);
+	// the core's AM-limit test applies it in every resource.
+	amLimit resource.Vector
 
 	runnable *jobq.Queue // jobs with outstanding asks, lowest dominant share first
 	share    []float64   // by job id
@@ -163,6 +169,7 @@ type candidate struct {
 // New returns a Tetris policy.
 func New(v *sched.View, cfg Config) *Policy {
 	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity(), shapeOf: map[resource.Vector]int32{}, ix: newIndex()}
+	p.amLimit = sched.AMLimit(p.capacity, cfg.MaxAMShare)
 	p.runnable = jobq.New(func(a, b *sched.Job) bool {
 		if sa, sb := p.share[a.ID()], p.share[b.ID()]; sa != sb {
 			return sa < sb
@@ -377,7 +384,7 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	if !n.Schedulable() {
 		return nil // every ask is ineligible on it
 	}
-	capN, amRoom := n.Capacity(), p.amRoom()
+	capN, amRoom := n.Capacity(), p.v.AMRoomIn(resource.DominantCalculator, p.amLimit, p.v.Cluster().AMAllocated())
 	a, how := p.pickIndexed(free, capN, amRoom)
 	switch how {
 	case answered:
@@ -538,19 +545,6 @@ func selectRank(rs []rank, k int) rank {
 		}
 	}
 	return rs[k]
-}
-
-// amRoom is what AM containers may still take.
-func (p *Policy) amRoom() resource.Vector {
-	held := p.v.Cluster().AMAllocated()
-	if p.cfg.MaxAMShare < 0 || held.IsZero() {
-		return p.capacity
-	}
-	var limit resource.Vector
-	for d := range limit {
-		limit[d] = int64(p.cfg.MaxAMShare * float64(p.capacity[d]))
-	}
-	return limit.Sub(held)
 }
 
 // choose returns the candidate with the highest a − ε·W, ε = m·ā/W̄; ties go

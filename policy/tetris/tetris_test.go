@@ -228,7 +228,7 @@ func bruteForce(p *Policy, free, capN resource.Vector) *sched.Ask {
 	var order []*sched.Job
 	p.runnable.Ascend(func(j *sched.Job) bool { order = append(order, j); return true })
 	eligible := max(int(math.Ceil((1-p.cfg.F)*float64(len(order)))), 1)
-	amRoom := p.amRoom()
+	amRoom := p.v.AMRoomIn(resource.DominantCalculator, p.amLimit, p.v.Cluster().AMAllocated())
 	collect := func(js []*sched.Job) []candidate {
 		var cs []candidate
 		for _, j := range js {

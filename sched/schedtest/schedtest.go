@@ -171,6 +171,10 @@ type Config struct {
 	Queues    []sched.QueueSpec
 	Policy    func(v *sched.View) (sched.Policy, error)
 	Admission func(v *sched.View) (sched.Admission, error)
+	// Calculator is the run's resource calculator (sched.Config).
+	Calculator resource.Calculator
+	// MapReduce is the simulated jobs' ApplicationMaster (sched.Config).
+	MapReduce sched.MapReduce
 }
 
 // New builds a core over the policy, in debug mode so Check sees every
@@ -185,7 +189,7 @@ func New(t testing.TB, cfg Config) *Harness {
 			h.pol = &Forward{Inner: p}
 			return (*forcing)(h), err
 		},
-		NewAdmission: cfg.Admission,
+		NewAdmission: cfg.Admission, Calculator: cfg.Calculator, MapReduce: cfg.MapReduce,
 	})
 	if err != nil {
 		t.Fatalf("NewCore: %v", err)
@@ -345,12 +349,14 @@ type PickCase struct {
 	Setup  Step
 	Want   string // key of the job picked; "" for none
 	WantAM bool
+	// Calculator is the run's resource calculator.
+	Calculator resource.Calculator
 }
 
 // Run checks the case against a policy built by newPolicy.
 func (c PickCase) Run(t *testing.T, newPolicy func(v *sched.View) (sched.Policy, error)) {
 	t.Helper()
-	h := New(t, Config{Nodes: c.Nodes, Queues: c.Queues, Policy: newPolicy})
+	h := New(t, Config{Nodes: c.Nodes, Queues: c.Queues, Policy: newPolicy, Calculator: c.Calculator})
 	var js []*sched.Job
 	for _, s := range c.Jobs {
 		js = append(js, h.Submit(s))

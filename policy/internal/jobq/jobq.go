@@ -262,7 +262,8 @@ func (q *Queue) Ascend(f func(j *sched.Job) bool) { q.all.Ascend(f) }
 
 // FirstOrReserve is First for a policy that reserves: it walks the jobs in
 // order and returns the first job's first included ask that fits limit (a
-// policy limit such as an AM share) and the node's capacity. If that ask fits
+// policy limit such as an AM share) and capacity, what the node offers when
+// empty (its usable capacity). If that ask fits
 // free it is to be allocated; if not, it is returned for the node to be
 // reserved for it, unless it already holds a reservation for every pending
 // container, in which case the walk moves on to the next job.
