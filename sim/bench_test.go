@@ -92,8 +92,9 @@ func BenchmarkScale(b *testing.B) {
 // BenchmarkPreemption runs capacity, fair and drf on the synthetic workload
 // with a queue tree (spindle generate synthetic ... --load 1.5
 // --queue-tree), preemption off and on with its defaults, so that what
-// preemption costs shows side by side. The 1M case is the one BENCHMARKS.md
-// quotes:
+// preemption costs shows side by side. With -count, the runs of one case
+// come one after the other; BENCHMARKS.md quotes the ratio from the CLI,
+// off and on alternating, and this for the allocations and events:
 //
 //	go test ./sim -run '^$' -bench 'Preemption/tasks=1M' -benchtime 1x -count 5
 func BenchmarkPreemption(b *testing.B) {
