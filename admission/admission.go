@@ -22,7 +22,7 @@ type Entry = params.Entry[sched.AdmissionFactory]
 // autoadminQueues is how the reservations read the queue tree.
 const autoadminQueues = "the reservation works across the cluster, not within a leaf: the deadlock it prevents is cluster-wide " +
 	"(AMs of any queue can take the room every queue's tasks need), so C_R, the AMs counted against it and R_R are the whole cluster's, " +
-	"and jobs wait for admission in one submission order over every queue"
+	"while jobs wait for admission per leaf, in submission order across leaves: a job refused holds back the later jobs of its own leaf only"
 
 // builtin lists every controller, in the order the listing shows them.
 // Adding one is adding an entry here.
