@@ -53,6 +53,10 @@ import (
 type propStats struct {
 	runs, withPreemption, preempted, spells int
 	longest                                 clock.Duration
+	// withBoth counts runs in which the MapReduce AM also killed reduces
+	// of its own (reported, not required: the generator rarely leads an
+	// AM there).
+	withBoth int
 	// deadlockedAlone counts runs of workloads that deadlock without
 	// preemption too (they must hold every other property).
 	deadlockedAlone int
@@ -60,8 +64,8 @@ type propStats struct {
 
 func (s *propStats) check(t *testing.T) {
 	t.Helper()
-	t.Logf("%d runs, %d with preemption, %d containers preempted, %d starvation spells, the longest %v; %d workloads deadlock without preemption too",
-		s.runs, s.withPreemption, s.preempted, s.spells, s.longest, s.deadlockedAlone/2)
+	t.Logf("%d runs, %d with preemption (%d also with reduces their AM killed), %d containers preempted, %d starvation spells, the longest %v; %d workloads deadlock without preemption too",
+		s.runs, s.withPreemption, s.withBoth, s.preempted, s.spells, s.longest, s.deadlockedAlone/2)
 	if s.withPreemption < s.runs/2 {
 		t.Errorf("only %d of %d runs preempted anything: the generator lost its point", s.withPreemption, s.runs)
 	}
@@ -195,6 +199,9 @@ func runProperty(t *testing.T, stats *propStats, seed uint64, w *workload.Worklo
 			stats.longest = max(stats.longest, wt.longest)
 			if st.Preempted > 0 {
 				stats.withPreemption++
+				if res.ReducesPreempted > 0 {
+					stats.withBoth++
+				}
 			}
 		}
 		s.WallS = 0
