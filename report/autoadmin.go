@@ -3,22 +3,18 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/spindle-sched/spindle/admission/autoadmin"
 )
 
 // drawAutoAdmin draws the AutoAdmin section (admission/autoadmin): the
 // reservation R_R(t) kept for task containers, per resource, and the
-// ApplicationMasters admitted and waiting.
+// ApplicationMasters admitted and waiting. It reads the controller's own
+// report type, so that the two cannot drift apart.
 func drawAutoAdmin(sec *section, runs []sectionRun) error {
 	var per []runCharts
 	for _, sr := range runs {
-		var rep struct {
-			Series struct {
-				T        []float64            `json:"t_s"`
-				Reserve  map[string][]float64 `json:"reserve"`
-				Admitted []float64            `json:"admitted"`
-				Waiting  []float64            `json:"waiting"`
-			} `json:"series"`
-		}
+		var rep autoadmin.Report
 		if json.Unmarshal(sr.Raw, &rep) != nil {
 			return fmt.Errorf("%s: series is not {t_s, reserve, admitted, waiting} in columns", sr.Run.Name)
 		}
@@ -34,6 +30,13 @@ func drawAutoAdmin(sec *section, runs []sectionRun) error {
 			}
 			return l
 		}
+		count := func(name string, ns []int) namedLine {
+			l := namedLine{Name: name}
+			for i, y := range ns {
+				l.Points = append(l.Points, point{s.T[i], float64(y)})
+			}
+			return l
+		}
 		var charts []genericChart
 		for _, dim := range sortedKeys(s.Reserve) {
 			if len(s.Reserve[dim]) != n {
@@ -43,7 +46,7 @@ func drawAutoAdmin(sec *section, runs []sectionRun) error {
 				YLabel: "reserved (" + dim + ")", Step: true, Series: namedLines{line("R_R", s.Reserve[dim])}})
 		}
 		charts = append(charts, genericChart{Title: "AutoAdmin: ApplicationMasters admitted and waiting", YLabel: "jobs", Step: true,
-			Series: namedLines{line("admitted", s.Admitted), line("waiting", s.Waiting)}})
+			Series: namedLines{count("admitted", s.Admitted), count("waiting", s.Waiting)}})
 		per = append(per, runCharts{sr: sr, charts: charts})
 	}
 	sec.Title = "Admission internals: AutoAdmin"

@@ -69,7 +69,7 @@ var rules = []rule{
 	{"scenario", []string{"clock", "resource", "workload"}},
 	{"trace", []string{"clock", "resource", "workload"}},
 	// The report reads a scheme's section with the scheme's own type.
-	{"report", []string{"clock", "cluster", "metrics", "policy/dress"}},
+	{"report", []string{"clock", "cluster", "metrics", "policy/dress", "admission/autoadmin"}},
 	{"experiments/...", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 	{"experiments", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 
