@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -222,6 +223,8 @@ type preemptor struct {
 	excess         []float64 // over leaves: how far over their share they are
 	need           []float64 // starved leaves: how far below
 	markedOrder    []*Container
+	markedAt       []markedCt
+	left           []float64 // per queue index, trimMarks' scratch
 	starved, over  []*Queue
 	// victimOrder is, per over leaf (by queue index), its jobs in the
 	// order victims are taken (lowest priority, then youngest, first),
@@ -299,7 +302,7 @@ func newPreemptor(c *Core, cfg Preemption, pol Preempting, d Preempter) *preempt
 		earmarks: make([][]earmark, c.cl.NumNodes()), from: make([]int, n), forQueue: make([]int, n),
 		demandV: make([]resource.Vector, n), usedV: make([]resource.Vector, n),
 		demand: make([]float64, n), used: make([]float64, n), ideal: make([]float64, n),
-		budget: make([]float64, n), excess: make([]float64, n), need: make([]float64, n),
+		budget: make([]float64, n), excess: make([]float64, n), need: make([]float64, n), left: make([]float64, n),
 		picked: map[*Container]bool{}, accepts: map[acceptKey]bool{}, gone: map[JobID]int{}, fits: map[fitKey]*int{}}
 	return p
 }
@@ -359,7 +362,17 @@ func (p *preemptor) allocated(ct *Container) {
 			}
 		}
 		clear(l[k:])
-		l = l[:k]
+		if k >= len(l)/2 {
+			// Mostly live: grow now, or the next few appends would
+			// compact the same live entries again each time.
+			g := make([]ctRef, k, 2*cap(l))
+			copy(g, l[:k])
+			clear(l[:k])
+			p.spare = append(p.spare, l[:0])
+			l = g
+		} else {
+			l = l[:k]
+		}
 	}
 	p.tasks[id] = append(l, ctRef{ct, ct.id})
 }
@@ -703,25 +716,21 @@ func (p *preemptor) trimMarks(total resource.Vector) {
 	for ct := range p.marks {
 		p.markedOrder = append(p.markedOrder, ct)
 	}
-	sort.Slice(p.markedOrder, func(a, b int) bool {
-		x, y := p.markedOrder[a], p.markedOrder[b]
-		mx, my := p.marks[x], p.marks[y]
-		if mx.at != my.at {
-			return mx.at < my.at
-		}
-		return x.id > y.id
-	})
-	left := make(map[*Queue]float64, len(p.starved))
+	p.sortMarked()
+	// left is, per queue index, what a starved leaf's marks may still
+	// cover; 0 for every other queue, whose marks are all forgotten.
+	left := p.left
+	clear(left)
 	for _, s := range p.starved {
-		left[s] = p.need[s.index]
+		left[s.index] = p.need[s.index]
 	}
 	for _, ct := range p.markedOrder {
 		m := p.marks[ct]
-		if l := left[m.forq]; l <= shareEps || ct.id != m.id {
+		if l := left[m.forq.index]; l <= shareEps || ct.id != m.id {
 			delete(p.marks, ct)
 			continue
 		}
-		left[m.forq] -= p.cfg.Measure(ct.req, total)
+		left[m.forq.index] -= p.cfg.Measure(ct.req, total)
 	}
 }
 
@@ -734,15 +743,34 @@ func (p *preemptor) loadMarked(s *Queue) {
 			p.markedOrder = append(p.markedOrder, ct)
 		}
 	}
-	sort.Slice(p.markedOrder, func(a, b int) bool {
-		x, y := p.markedOrder[a], p.markedOrder[b]
-		if mx, my := p.marks[x].at, p.marks[y].at; mx != my {
-			return mx < my
-		}
-		return x.id > y.id
-	})
+	p.sortMarked()
 	p.cand.marked = 0
 	p.lastKey = fitKey{} // the touched nodes are offered again
+}
+
+// sortMarked orders p.markedOrder oldest mark first, then newest
+// container first. Container ids are unique, so the order is total and
+// the same whatever the sorting algorithm; the marks' times are looked up
+// once, not at every comparison.
+func (p *preemptor) sortMarked() {
+	p.markedAt = p.markedAt[:0]
+	for _, ct := range p.markedOrder {
+		p.markedAt = append(p.markedAt, markedCt{ct, p.marks[ct].at})
+	}
+	slices.SortFunc(p.markedAt, func(x, y markedCt) int {
+		if x.at != y.at {
+			return cmp.Compare(x.at, y.at)
+		}
+		return cmp.Compare(y.ct.id, x.ct.id)
+	})
+	for i, m := range p.markedAt {
+		p.markedOrder[i] = m.ct
+	}
+}
+
+type markedCt struct {
+	ct *Container
+	at clock.Time
 }
 
 // candidate reports whether ct may be taken now.
@@ -845,12 +873,11 @@ func (p *preemptor) victimJobs(q *Queue) []*Job {
 	if p.sortedAt[i] != p.stats.Rounds {
 		p.sortedAt[i] = p.stats.Rounds
 		o := append(p.victimOrder[i][:0], p.jobs[i]...)
-		sort.Slice(o, func(a, b int) bool {
-			ja, jb := o[a], o[b]
+		slices.SortFunc(o, func(ja, jb *Job) int {
 			if ja.prio != jb.prio {
-				return ja.prio < jb.prio
+				return cmp.Compare(ja.prio, jb.prio)
 			}
-			return ja.id > jb.id
+			return cmp.Compare(jb.id, ja.id)
 		})
 		p.victimOrder[i] = o
 	}
@@ -933,12 +960,11 @@ func (p *preemptor) pick(total resource.Vector) {
 		// The leaf's jobs in the order it serves them.
 		jobs := append(p.jobScratch[:0], p.jobs[s.index]...)
 		p.jobScratch = jobs
-		sort.Slice(jobs, func(a, b int) bool {
-			ja, jb := jobs[a], jobs[b]
+		slices.SortFunc(jobs, func(ja, jb *Job) int {
 			if ja.prio != jb.prio {
-				return ja.prio > jb.prio
+				return cmp.Compare(jb.prio, ja.prio)
 			}
-			return ja.id < jb.id
+			return cmp.Compare(ja.id, jb.id)
 		})
 	asks:
 		for _, j := range jobs {
