@@ -19,13 +19,19 @@ import (
 // Entry describes one controller; it has the shape of a policy's entry.
 type Entry = params.Entry[sched.AdmissionFactory]
 
+// autoadminQueues is how the reservations read the queue tree.
+const autoadminQueues = "the reservation works across the cluster, not within a leaf: the deadlock it prevents is cluster-wide " +
+	"(AMs of any queue can take the room every queue's tasks need), so C_R, the AMs counted against it and R_R are the whole cluster's, " +
+	"while jobs wait for admission per leaf, in submission order across leaves: a job refused holds back the later jobs of its own leaf only"
+
 // builtin lists every controller, in the order the listing shows them.
 // Adding one is adding an entry here.
 var builtin = params.NewRegistry("admission controller",
-	Entry{Name: "none", Summary: "admit every job at once (YARN's default)",
+	Entry{Name: "none", Summary: "admit every job at once (YARN's default)", Queues: "ignored",
 		Build: func(*params.Reader) (sched.AdmissionFactory, error) { return nil, nil }},
 	Entry{Name: "static", Usage: "static:<vcores>",
 		Summary: "keep <vcores> of the cluster for task containers: a job's AM is admitted only while AMs leave that much free (AutoAdmin's static reservation)",
+		Queues:  autoadminQueues,
 		Build:   buildStatic},
 	autoadminEntry("autoadmin", autoadmin.Default(),
 		"AutoAdmin (Yang et al. 2018): predict the reservation R_R for task containers from the average AM and task sizes "+
@@ -58,7 +64,7 @@ func Parse(spec string) (sched.AdmissionFactory, error) {
 // autoadminEntry lists AutoAdmin under name with def as its defaults;
 // every parameter can be overridden (name:key=value,...).
 func autoadminEntry(name string, def autoadmin.Config, summary string) Entry {
-	return Entry{Name: name, Summary: summary,
+	return Entry{Name: name, Summary: summary, Queues: autoadminQueues,
 		Build: func(r *params.Reader) (sched.AdmissionFactory, error) {
 			cfg := autoadmin.Params(r, def)
 			return func(v *sched.View) (sched.Admission, error) { return autoadmin.New(v, cfg), nil }, nil

@@ -157,9 +157,10 @@ func grants(rules []rbacv1.PolicyRule) []string {
 }
 
 // What the scheduler calls, and nothing else: informers on pods and nodes,
-// pods/binding, the PodScheduled condition on pods/status, Events through
-// the core and events.k8s.io APIs (whichever recorder the driver uses), and
-// its one Lease.
+// pods/binding, pods/eviction (preemption), the PodScheduled condition on
+// pods/status, Events through the core and events.k8s.io APIs (whichever
+// recorder the driver uses), and its one Lease. No delete on pods: a
+// preempted pod is evicted, so that PodDisruptionBudgets hold.
 func TestClusterRoleGrantsExactlyWhatTheSchedulerUses(t *testing.T) {
 	m := load(t)
 	cr := m.get(t, "ClusterRole", "", "spindle-scheduler").(*rbacv1.ClusterRole)
@@ -168,6 +169,7 @@ func TestClusterRoleGrantsExactlyWhatTheSchedulerUses(t *testing.T) {
 		" nodes get", " nodes list", " nodes watch",
 		" pods get", " pods list", " pods watch",
 		" pods/binding create",
+		" pods/eviction create",
 		" pods/status patch", " pods/status update",
 		"authentication.k8s.io tokenreviews create",
 		"authorization.k8s.io subjectaccessreviews create",

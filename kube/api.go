@@ -19,6 +19,7 @@ type taskKind uint8
 const (
 	taskBind   taskKind = iota // create pods/binding
 	taskStatus                 // patch PodScheduled=False on pods/status
+	taskEvict                  // evict a pod preemption took (evict.go)
 )
 
 // apiTask is one call for the worker pool. Tasks carry copies of what they
@@ -66,6 +67,8 @@ func (s *Scheduler) call(ctx context.Context, t apiTask) apiResult {
 		}
 	case taskStatus:
 		r.err = s.patchUnschedulable(ctx, t)
+	case taskEvict:
+		r.err = s.evict(ctx, t)
 	}
 	return r
 }
@@ -115,6 +118,10 @@ func splitKey(key string) (ns, name string) {
 
 // handleResult applies a worker's answer on the event loop.
 func (s *Scheduler) handleResult(r apiResult) {
+	if r.kind == taskEvict {
+		s.evicted(r)
+		return
+	}
 	if r.kind == taskStatus {
 		if r.err == nil || apierrors.IsNotFound(r.err) {
 			return

@@ -16,13 +16,19 @@ import (
 // FileConfig is the scheduler's configuration file (YAML):
 //
 //	queues:                  # optional; default: one queue "default"
-//	  - {name: spark, capacity: 0.7, max_capacity: 1.0}
-//	  - {name: batch, capacity: 0.3}
+//	  - {name: prod, capacity: 0.6, max_capacity: 1.0}
+//	  - {name: prod.etl, capacity: 0.5}      # shares of its parent, prod
+//	  - {name: prod.adhoc, capacity: 0.5, weight: 2}
+//	  - {name: batch, capacity: 0.4}
 //	default_queue: batch     # where jobs whose queue is not listed go
 //	resource_calculator: memory  # or dominant; how AM limits compare
 //
-// A job's queue is its AM's spindle.io/queue label, else its namespace.
-// Without a file every job goes to the single queue "default".
+// Queues form a tree named by dotted paths, as the workload format's do
+// (docs/queues.md): capacity and max_capacity are shares of the parent,
+// weight orders siblings under Fair and DRF (default: capacity). Only
+// leaves take jobs. A job's queue is its AM's spindle.io/queue label (a
+// leaf's path, "prod.etl" or "root.prod.etl"), else its namespace. Without
+// a file every job goes to the single queue "default".
 type FileConfig struct {
 	Queues       []QueueConfig `yaml:"queues"`
 	DefaultQueue string        `yaml:"default_queue"`
@@ -38,12 +44,15 @@ func (c *FileConfig) Calculator() resource.Calculator {
 	return calc
 }
 
-// QueueConfig is one queue: capacity is its guaranteed share (Capacity's
-// guarantee, Fair's weight), max_capacity what it may grow to (default 1).
+// QueueConfig is one queue: capacity is its guaranteed share of its parent
+// (Capacity's guarantee), max_capacity what it may grow to (default 1),
+// weight its weight among its siblings under Fair and DRF (default: its
+// capacity).
 type QueueConfig struct {
 	Name        string  `yaml:"name"`
 	Capacity    float64 `yaml:"capacity"`
 	MaxCapacity float64 `yaml:"max_capacity"`
+	Weight      float64 `yaml:"weight"`
 }
 
 // LoadConfig reads a configuration file; "" gives the default.
@@ -90,28 +99,28 @@ func ParseConfig(b []byte) (*FileConfig, error) {
 		}
 		return d, nil
 	}
-	seen := map[string]bool{}
 	for i := range c.Queues {
 		q := &c.Queues[i]
 		if q.Name == "" {
 			return nil, fmt.Errorf("queues[%d].name: must be set", i)
 		}
-		if seen[q.Name] {
-			return nil, fmt.Errorf("queues[%d].name: %q listed twice", i, q.Name)
-		}
-		seen[q.Name] = true
-		if !(q.Capacity > 0 && q.Capacity <= 1) {
-			return nil, fmt.Errorf("queues[%d].capacity: %v not in (0, 1]", i, q.Capacity)
-		}
 		if q.MaxCapacity == 0 {
 			q.MaxCapacity = 1
 		}
-		if !(q.MaxCapacity >= q.Capacity && q.MaxCapacity <= 1) {
-			return nil, fmt.Errorf("queues[%d].max_capacity: %v not in [capacity, 1]", i, q.MaxCapacity)
-		}
 	}
-	if c.DefaultQueue != "" && !seen[c.DefaultQueue] {
-		return nil, fmt.Errorf("default_queue: %q is not one of the queues", c.DefaultQueue)
+	// The tree's rules are the core's: one implementation, whichever
+	// file the tree comes from.
+	leaves, err := sched.ValidateQueues(c.QueueSpecs())
+	if err != nil {
+		return nil, err
+	}
+	if c.DefaultQueue != "" {
+		switch leaf, ok := leaves[sched.QueuePath(c.DefaultQueue)]; {
+		case !ok:
+			return nil, fmt.Errorf("default_queue: %q is not one of the queues", c.DefaultQueue)
+		case !leaf:
+			return nil, fmt.Errorf("default_queue: %q is a parent queue; jobs go to leaf queues", c.DefaultQueue)
+		}
 	}
 	return &c, nil
 }
@@ -120,17 +129,19 @@ func ParseConfig(b []byte) (*FileConfig, error) {
 func (c *FileConfig) QueueSpecs() []sched.QueueSpec {
 	out := make([]sched.QueueSpec, len(c.Queues))
 	for i, q := range c.Queues {
-		out[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity}
+		out[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight}
 	}
 	return out
 }
 
 // resolveQueue maps a job's queue name (label or namespace) to a configured
-// queue: itself when listed, else the default queue; "" when neither.
+// queue: itself when listed ("root." or not), else the default queue; ""
+// when neither. A parent queue is returned as it is: the core refuses it,
+// and the pod is held with its words.
 func (c *FileConfig) resolveQueue(name string) string {
 	for _, q := range c.Queues {
-		if q.Name == name {
-			return name
+		if sched.QueuePath(q.Name) == sched.QueuePath(name) {
+			return q.Name
 		}
 	}
 	return c.DefaultQueue

@@ -112,11 +112,32 @@ func (s *Scheduler) publish() {
 	}
 	snap.Pods = s.pendingPods(positions)
 	usable := cl.Usable()
+	// A parent counts its leaves' pods.
 	for _, q := range s.core.View().Queues() {
+		if !q.Leaf() {
+			continue
+		}
 		qc := byQueue[q.Name()]
-		snap.Queues = append(snap.Queues, observe.QueueStatus{Name: q.Name(), Weight: q.Capacity(), Capacity: q.Capacity(),
+		for p := q.Parent(); p.Parent() != nil; p = p.Parent() {
+			pc := byQueue[p.Name()]
+			pc.pending, pc.running, pc.waiting = pc.pending+qc.pending, pc.running+qc.running, pc.waiting+qc.waiting
+		}
+	}
+	var preempted map[string]sched.QueuePreemption
+	if st := s.core.PreemptionStats(); st != nil {
+		preempted = st.ByQueue
+	}
+	for _, q := range treeOrder(s.core.View().RootQueue(), nil) {
+		qc := byQueue[q.Name()]
+		qs := observe.QueueStatus{Name: q.Name(), Weight: q.Weight(), Capacity: q.Capacity(),
 			Usage: observe.FromVector(q.Usage()), Share: q.Usage().DominantShare(usable),
-			PendingPods: qc.pending, RunningPods: qc.running, Jobs: q.ActiveJobs(), AMsAdmitted: q.AMContainers(), AMsWaiting: qc.waiting})
+			PendingPods: qc.pending, RunningPods: qc.running, Jobs: q.ActiveJobs(), AMsAdmitted: q.AMContainers(), AMsWaiting: qc.waiting,
+			Depth: q.Depth(), Leaf: q.Leaf(), AbsCapacity: q.AbsCapacity(), AbsMaxCapacity: q.AbsMaxCapacity(),
+			PreemptedFrom: preempted[q.Name()].TakenFrom, PreemptedFor: preempted[q.Name()].TakenFor}
+		if p := q.Parent(); p.Parent() != nil {
+			qs.Parent = p.Name()
+		}
+		snap.Queues = append(snap.Queues, qs)
 	}
 	for _, ns := range s.nodeByID {
 		if ns == nil || ns.cn == nil {
@@ -136,6 +157,17 @@ func (s *Scheduler) publish() {
 	if err := r.Publish(snap); err != nil {
 		s.o.Log.Error("publish status", "err", err)
 	}
+}
+
+// treeOrder lists the queues below root depth first, each parent before
+// its children, children in configuration order: the order the status page
+// draws the tree in.
+func treeOrder(root *sched.Queue, out []*sched.Queue) []*sched.Queue {
+	for _, q := range root.Children() {
+		out = append(out, q)
+		out = treeOrder(q, out)
+	}
+	return out
 }
 
 func jobNamespace(js *jobState) string {

@@ -120,6 +120,18 @@ func TestParseConfig(t *testing.T) {
 	if got := noDefault.resolveQueue("b"); got != "" {
 		t.Errorf("unlisted queue without default_queue resolved to %q", got)
 	}
+	tree, err := ParseConfig([]byte("queues: [{name: prod, capacity: 0.6}, {name: prod.etl, capacity: 1, weight: 3}, {name: batch, capacity: 0.4}]\ndefault_queue: root.batch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"prod.etl": "prod.etl", "root.prod.etl": "prod.etl", "prod": "prod", "x": "root.batch"} {
+		if got := tree.resolveQueue(name); got != want {
+			t.Errorf("tree: resolveQueue(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if s := tree.QueueSpecs(); s[1].Weight != 3 || s[1].MaxCapacity != 1 || s[0].Weight != 0 {
+		t.Errorf("tree specs %+v", s)
+	}
 	empty, err := ParseConfig(nil)
 	if err != nil || empty.resolveQueue("anything") != "default" || empty.Calculator() != resource.MemoryCalculator {
 		t.Fatalf("empty config: %v, %+v", err, empty)
@@ -130,14 +142,18 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"queues: [{name: a, capacity: 0}]":                         "queues[0].capacity",
-		"queues: [{name: a, capacity: 0.5, max_capacity: 0.2}]":    "queues[0].max_capacity",
-		"queues: [{capacity: 0.5}]":                                "queues[0].name",
-		"queues: [{name: a, capacity: 1}, {name: a, capacity: 1}]": "queues[1].name",
-		"queues: [{name: a, capacity: 1}]\ndefault_queue: b":       "default_queue",
-		"resource_calculator: drf":                                 "resource_calculator",
-		"queues: [{name: a, capacity: 1, weight: 2}]":              "weight",
-		"default_queue: x":                                         "default_queue",
+		"queues: [{name: a, capacity: 0}]":                                             "queues[0].capacity",
+		"queues: [{name: a, capacity: 0.5, max_capacity: 0.2}]":                        "queues[0].max_capacity",
+		"queues: [{capacity: 0.5}]":                                                    "queues[0].name",
+		"queues: [{name: a, capacity: 1}, {name: a, capacity: 1}]":                     "queues[1].name",
+		"queues: [{name: a, capacity: 1}]\ndefault_queue: b":                           "default_queue",
+		"queues: [{name: a, capacity: 1, wieght: 2}]":                                  "wieght",
+		"queues: [{name: a, capacity: 1, weight: -2}]":                                 "queues[0].weight",
+		"queues: [{name: a.b, capacity: 1}]":                                           `parent queue "a" is not defined`,
+		"queues: [{name: a, capacity: 1}, {name: a.b, capacity: 1}]\ndefault_queue: a": "default_queue: \"a\" is a parent queue",
+		"queues: [{name: a, capacity: 0.7}, {name: b, capacity: 0.7}]":                 "sum to 1.4",
+		"resource_calculator: drf":                                                     "resource_calculator",
+		"default_queue: x":                                                             "default_queue",
 	}
 	for in, want := range bad {
 		if _, err := ParseConfig([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {

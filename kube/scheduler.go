@@ -116,6 +116,9 @@ type Scheduler struct {
 	// request there; foreign maps such pods to where they count.
 	external map[string]resource.Vector
 	foreign  map[string]foreignPod
+	// evicting holds, per pod key, the queue preemption took the pod for,
+	// from its eviction's request until the pod is gone (evict.go).
+	evicting map[string]string
 	// foreignPods counts, per node name, the pods spindle does not
 	// schedule that are bound there and not finished: they take slots of
 	// the node's "pods" allocatable.
@@ -264,7 +267,7 @@ func New(o Options) (*Scheduler, error) {
 	s := &Scheduler{
 		o: o, queue: newWorkQueue(),
 		nodes: map[string]*nodeState{}, pods: map[string]*podState{}, jobs: map[string]*jobState{},
-		jobGen: map[string]int{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{}, foreignPods: map[string]int{},
+		jobGen: map[string]int{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{}, foreignPods: map[string]int{}, evicting: map[string]string{},
 		results: make(chan apiResult, o.BindWorkers), tasks: make(chan apiTask), statusTasks: make(chan apiTask), calls: make(chan func()), stopped: make(chan struct{}),
 		nextTick: clock.Never,
 	}
@@ -653,6 +656,9 @@ func (d *coreDriver) Stop(*sched.Container)      {} // AMs exit on their own
 func (d *coreDriver) WakeAM(j *sched.Job)        { d.wakeAMs = append(d.wakeAMs, j) }
 func (d *coreDriver) Reconsider()                { d.dirty = true }
 func (d *coreDriver) AcceptLowered()             { d.dirty = true }
+func (d *coreDriver) Preempt(ct *sched.Container, q *sched.Queue) {
+	(*Scheduler)(d).preempt(ct, q)
+}
 
 // launch assumes the core's decision and queues its binding.
 func (s *Scheduler) launch(ct *sched.Container) {

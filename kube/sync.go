@@ -239,7 +239,7 @@ func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState
 	if gen > 1 {
 		key = fmt.Sprintf("%s#%d", id.Job, gen)
 	}
-	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate}
+	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: podmap.Priority(p)}
 	if h.Deadline > 0 {
 		// The goal counts from the pod's creation, which a restarted
 		// scheduler must not push back.
@@ -352,9 +352,10 @@ func (s *Scheduler) advance(now clock.Time, ps *podState) {
 	}
 	if ps.phase == podRunning && terminal(p) {
 		if p.Status.Phase == v1.PodSucceeded {
+			delete(s.evicting, ps.key) // done before its eviction took
 			s.report(now, ps, sched.Completed)
 		} else {
-			s.report(now, ps, sched.Failed)
+			s.report(now, ps, s.endState(ps, sched.Failed))
 		}
 		s.ended(now, ps)
 	}
@@ -435,8 +436,9 @@ func (s *Scheduler) podGone(now clock.Time, ps *podState, why string) {
 		s.refuse(now, ps, why)
 		s.withdraw(now, ps)
 	case podBound, podRunning:
-		s.report(now, ps, sched.Killed)
+		s.report(now, ps, s.endState(ps, sched.Killed))
 	}
+	delete(s.evicting, ps.key)
 	s.dropBackoff(ps)
 	ps.gen++
 	delete(s.pods, ps.key)

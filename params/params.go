@@ -200,6 +200,24 @@ func (r *Reader) Duration(key string, def clock.Duration, help string) clock.Dur
 	return d
 }
 
+// NonNegativeDuration reads a duration ("10s", or seconds) that may be 0.
+func (r *Reader) NonNegativeDuration(key string, def clock.Duration, help string) clock.Duration {
+	v, ok := r.lookup(key, help)
+	if !ok {
+		return def
+	}
+	d, err := clock.ParseDuration(v)
+	if err != nil {
+		r.fail(key, err.Error())
+		return def
+	}
+	if d < 0 {
+		r.fail(key, "must be >= 0")
+		return def
+	}
+	return d
+}
+
 // Choice reads one of the allowed words.
 func (r *Reader) Choice(key, def string, allowed []string, help string) string {
 	v, ok := r.lookup(key, help)

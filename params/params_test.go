@@ -156,3 +156,21 @@ func TestRegistryArguments(t *testing.T) {
 		t.Errorf("label %q", l)
 	}
 }
+
+func TestNonNegativeDuration(t *testing.T) {
+	for in, want := range map[string]clock.Duration{"p": 5 * clock.Second, "p:d=0": 0, "p:d=0s": 0, "p:d=2.5": 2500 * clock.Millisecond} {
+		sp, _ := Parse(in)
+		r := NewReader(sp)
+		if got := r.NonNegativeDuration("d", 5*clock.Second, "a wait"); got != want || r.Done() != nil {
+			t.Errorf("%s: %v (%v), want %v", in, got, r.Done(), want)
+		}
+	}
+	for in, want := range map[string]string{"p:d=-1s": "p: d: must be >= 0", "p:d=x": "p: d: "} {
+		sp, _ := Parse(in)
+		r := NewReader(sp)
+		r.NonNegativeDuration("d", clock.Second, "a wait")
+		if err := r.Done(); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", in, err, want)
+		}
+	}
+}

@@ -23,6 +23,12 @@ type Entry[F any] struct {
 	// runtime estimate, for the note a run prints when some lack one;
 	// empty for schemes that read no estimates.
 	WithoutEstimate string
+	// Queues says how the scheme reads the queue tree (guarantees,
+	// maximums, weights) and, where it keeps a pool or a reservation,
+	// whether that works within a leaf or across the cluster, and why.
+	Queues string
+	// Priority says how the scheme reads job priorities.
+	Priority string
 }
 
 // Label is how the listing names the entry.

@@ -23,6 +23,20 @@ type Synthetic struct {
 	TasksPerJob float64 // mean tasks per job
 	Load        float64 // offered load over the arrival window, as a share of capacity
 	Seed        uint64
+	// QueueTree puts the jobs in SyntheticTree's leaves, with priorities,
+	// instead of the one default queue; the jobs are otherwise the same.
+	QueueTree bool
+}
+
+// SyntheticTree is the queue tree of --queue-tree: prod (60 %) with two
+// children, etl and adhoc, half of prod each; batch (40 %). Each job goes to
+// one of the three leaves at random (prod.etl 30 %, prod.adhoc 20 %, batch
+// 50 %) with priority 0 (70 %), 1 (20 %) or 2 (10 %).
+var SyntheticTree = []workload.Queue{
+	{Name: "prod", Capacity: 0.6, MaxCapacity: 1},
+	{Name: "prod.etl", Capacity: 0.5, MaxCapacity: 1},
+	{Name: "prod.adhoc", Capacity: 0.5, MaxCapacity: 1},
+	{Name: "batch", Capacity: 0.4, MaxCapacity: 1},
 }
 
 // DefaultSynthetic holds the documented defaults.
@@ -63,7 +77,11 @@ AM of <1 vcore, 1024 MB> and a lognormal number of tasks (sigma 1.0, mean
 reduce phase that starts when the maps are done), the rest one phase. A
 phase's typical task length is lognormal (median 30 s, sigma 0.8) and each
 task varies around it (lognormal, sigma 0.25). Container sizes are mixed per
-job: <1 vcore, 1 GB> 40%, <1, 2 GB> 30%, <2, 4 GB> 20%, <4, 8 GB> 10%.`
+job: <1 vcore, 1 GB> 40%, <1, 2 GB> 30%, <2, 4 GB> 20%, <4, 8 GB> 10%.
+All jobs go to one queue, "default"; with --queue-tree, to the leaves of a
+tree (prod 60 % with children etl and adhoc, half each; batch 40 %): prod.etl
+30 % of the jobs, prod.adhoc 20 %, batch 50 %, with priority 0 (70 %), 1
+(20 %) or 2 (10 %), the jobs otherwise the same.`
 
 // Generate builds the synthetic workload.
 func (s Synthetic) Generate() (*workload.Workload, error) {
@@ -131,6 +149,29 @@ func (s Synthetic) Generate() (*workload.Workload, error) {
 	}
 	gap := window / float64(s.Jobs)
 	poissonArrivals(w.Jobs, gap, rng)
+	if s.QueueTree {
+		// A stream of its own, so that the jobs are those of the flat
+		// workload with the same seed.
+		qr := rand.New(rand.NewPCG(s.Seed, 0x74726565)) // "tree"
+		w.Queues = append([]workload.Queue(nil), SyntheticTree...)
+		for i := range w.Jobs {
+			switch u := qr.Float64(); {
+			case u < 0.3:
+				w.Jobs[i].Queue = "prod.etl"
+			case u < 0.5:
+				w.Jobs[i].Queue = "prod.adhoc"
+			default:
+				w.Jobs[i].Queue = "batch"
+			}
+			switch u := qr.Float64(); {
+			case u < 0.7:
+			case u < 0.9:
+				w.Jobs[i].Priority = 1
+			default:
+				w.Jobs[i].Priority = 2
+			}
+		}
+	}
 	return finish("synthetic", w)
 }
 

@@ -19,7 +19,7 @@ func (c *Core) Check() error {
 		return err
 	}
 	var jobs, am resource.Vector
-	queueUse := make([]resource.Vector, len(c.queues))
+	queueUse := make([]resource.Vector, len(c.tree.queues))
 	pending, active := 0, 0
 	for _, j := range c.jobs {
 		p := 0
@@ -56,7 +56,9 @@ func (c *Core) Check() error {
 		}
 		pending += p
 		jobs = jobs.Add(j.usage)
-		queueUse[j.queue.index] = queueUse[j.queue.index].Add(j.usage)
+		for q := j.queue; q.parent != nil; q = q.parent {
+			queueUse[q.index] = queueUse[q.index].Add(j.usage)
+		}
 		if j.am != nil {
 			am = am.Add(j.am.req)
 		}
@@ -73,12 +75,21 @@ func (c *Core) Check() error {
 	if am != c.cl.AMAllocated() {
 		return fmt.Errorf("AM containers hold %v, cluster says %v", am, c.cl.AMAllocated())
 	}
-	for i, q := range c.queues {
+	for i, q := range c.tree.queues {
 		if q.usage != queueUse[i] {
 			return fmt.Errorf("queue %s: usage %v, its jobs hold %v", q.spec.Name, q.usage, queueUse[i])
 		}
 	}
-	return c.checkNodes()
+	if r := c.tree.root; r.usage != jobs || r.active != c.active {
+		return fmt.Errorf("root queue: usage %v and %d active jobs, jobs hold %v in %d", r.usage, r.active, jobs, c.active)
+	}
+	if err := c.checkNodes(); err != nil {
+		return err
+	}
+	if c.pre != nil {
+		return c.pre.check()
+	}
+	return nil
 }
 
 // checkAsks verifies that job j's asks are allocatable only in the state
@@ -104,8 +115,8 @@ func (c *Core) checkAsks(j *Job) error {
 			}
 			continue
 		}
-		if len(a.lv.keys) != a.Pending+a.held {
-			return fmt.Errorf("job %s ask %d: %d request keys for %d pending and %d held", j.key, i-1, len(a.lv.keys), a.Pending, a.held)
+		if len(a.lv.keys) != a.Pending+a.held+a.marked {
+			return fmt.Errorf("job %s ask %d: %d request keys for %d pending, %d held and %d earmarked", j.key, i-1, len(a.lv.keys), a.Pending, a.held, a.marked)
 		}
 		for _, k := range a.lv.keys {
 			if c.asked[k] != j {

@@ -87,6 +87,11 @@ type Container struct {
 	task       int32
 	req        resource.Vector
 	state      ContainerState
+	// victim marks a container preemption asked the driver to end; its
+	// memory is not recycled, since the driver may still hold it.
+	victim bool
+	// room marks a container allocated into room preemption held for it.
+	room bool
 	// nodeID is node.ID(), kept here because a driver handling a report
 	// has this container in cache and the node, most often, not.
 	nodeID cluster.NodeID
@@ -125,6 +130,14 @@ func (c *Container) Node() *cluster.Node { return c.node }
 func (c *Container) NodeID() cluster.NodeID { return c.nodeID }
 
 func (c *Container) place(n *cluster.Node) { c.node, c.nodeID = n, n.ID() }
+
+// Preempted reports whether preemption asked the driver to end the
+// container (it then ends PREEMPTED, or COMPLETED if it finished first).
+func (c *Container) Preempted() bool { return c.victim }
+
+// IntoPreemptedRoom reports whether the container was allocated into room
+// that preemption freed and held for it (its queue's) on its node.
+func (c *Container) IntoPreemptedRoom() bool { return c.room }
 
 // IsAM reports whether the container holds the job's ApplicationMaster.
 func (c *Container) IsAM() bool { return c.phase < 0 }
@@ -200,9 +213,10 @@ func (p *containerPool) get() *Container {
 }
 
 func (p *containerPool) put(c *Container) {
-	if c.job.spec.Open || (c.state == Killed && c.times[Acquired] >= 0) {
+	if c.job.spec.Open || c.victim || (c.state == Killed && c.times[Acquired] >= 0) {
 		// The driver may still hold it: a live driver its pod's, the
-		// simulator the events of a task its AM killed. See Container.
+		// simulator the events of a task its AM killed or preemption
+		// took. See Container.
 		return
 	}
 	c.job, c.node, c.prev, c.next = nil, nil, nil, nil

@@ -111,9 +111,8 @@ type Core struct {
 	admission Admission
 	obs       observers
 
-	queues      []*Queue
-	queueByName map[string]*Queue
-	jobs        []*Job
+	tree *queueTree
+	jobs []*Job
 	// waitq is, per queue (by index), the jobs held by admission control
 	// in submission order: a refusal holds back the later jobs of its own
 	// queue only. nwaiting counts them all; cursor and blocked are
@@ -184,6 +183,9 @@ type Core struct {
 	// reduces it ramps up while their maps run.
 	mr     MapReduce
 	mrJobs []*Job
+
+	// pre is the preemption monitor, nil while preemption is off.
+	pre *preemptor
 }
 
 type observers struct {
@@ -236,7 +238,7 @@ func NewCore(cfg Config) (*Core, error) {
 	if cfg.Driver == nil || cfg.NewPolicy == nil {
 		return nil, errors.New("core needs a driver and a policy")
 	}
-	c := &Core{driver: cfg.Driver, queueByName: map[string]*Queue{}, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
+	c := &Core{driver: cfg.Driver, lastTaskDone: -1, lastTick: -1, debug: cfg.Debug, forecast: cfg.Forecast,
 		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts, calc: cfg.Calculator, mr: cfg.MapReduce}
 	if c.maxAMFail <= 0 {
 		c.maxAMFail = DefaultMaxAMAttempts
@@ -256,26 +258,17 @@ func NewCore(cfg Config) (*Core, error) {
 	}
 	c.onNode = make([]*Container, len(cfg.Nodes))
 	c.view = View{c: c}
-	specs := cfg.Queues
-	if len(specs) == 0 {
-		specs = []QueueSpec{{Name: "default", Capacity: 1, MaxCapacity: 1}}
+	var err error
+	if c.tree, err = newQueueTree(cfg.Queues); err != nil {
+		return nil, err
 	}
-	for i, s := range specs {
-		if _, dup := c.queueByName[s.Name]; dup {
-			return nil, fmt.Errorf("queue %q defined twice", s.Name)
-		}
-		q := &Queue{index: i, spec: s}
-		c.queues = append(c.queues, q)
-		c.queueByName[s.Name] = q
-	}
-	c.waitq = make([]waitList, len(c.queues))
-	c.cursor = make([]int, len(c.queues))
-	c.blocked = make([]bool, len(c.queues))
+	c.waitq = make([]waitList, len(c.tree.queues))
+	c.cursor = make([]int, len(c.tree.queues))
+	c.blocked = make([]bool, len(c.tree.queues))
 	if cfg.Debug {
 		c.live = map[*Container]struct{}{}
 		c.driver = &reentryGuard{c: c, d: cfg.Driver}
 	}
-	var err error
 	if c.policy, err = cfg.NewPolicy(&c.view); err != nil {
 		return nil, err
 	}
@@ -287,6 +280,22 @@ func NewCore(cfg Config) (*Core, error) {
 	}
 	c.obs.add(c.policy)
 	c.obs.add(c.admission)
+	if pp, ok := c.policy.(Preempting); ok {
+		if pc := pp.Preemption(); pc != nil {
+			if err := pc.check(); err != nil {
+				return nil, err
+			}
+			d, ok := cfg.Driver.(Preempter)
+			if !ok {
+				return nil, errors.New("preemption is on, but the driver cannot preempt containers")
+			}
+			if g, ok := c.driver.(*reentryGuard); ok {
+				d = g
+			}
+			c.pre = newPreemptor(c, *pc, pp, d)
+			c.obs.tick = append(c.obs.tick, c.pre)
+		}
+	}
 	if r, ok := c.policy.(Reserver); ok && r.Reserves() {
 		c.reserving = true
 		c.reservations = make([]*Container, len(cfg.Nodes))
@@ -325,7 +334,7 @@ func (c *Core) Progress() uint64 { return c.progress }
 // HasDemand reports whether any job waits for a container or for admission,
 // or a reservation holds a node.
 func (c *Core) HasDemand() bool {
-	return c.pending > 0 || c.nwaiting > 0 || c.reservedN > 0
+	return c.pending > 0 || c.nwaiting > 0 || c.reservedN > 0 || (c.pre != nil && c.pre.nEarmarks > 0)
 }
 
 // ActiveJobs returns the number of admitted, unfinished jobs.
@@ -348,6 +357,9 @@ func (c *Core) AdmissionStale() bool { return c.WaitingJobs() > 0 && c.retried !
 func (c *Core) MayAccept(n *cluster.Node) bool {
 	if !n.Schedulable() || n.Full() {
 		return false
+	}
+	if c.pre != nil && len(c.pre.earmarks[n.ID()]) > 0 {
+		return true // room held for a preempted-for container
 	}
 	if c.reserving {
 		return c.anyAsk
@@ -421,9 +433,12 @@ func (c *Core) advance(now clock.Time) {
 func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 	c.enter("Submit")
 	c.advance(now)
-	q := c.queueByName[spec.Queue]
-	if q == nil {
+	q := c.tree.byName[QueuePath(spec.Queue)]
+	switch {
+	case q == nil:
 		return nil, fmt.Errorf("job %s: unknown queue %q", spec.Key, spec.Queue)
+	case !q.Leaf():
+		return nil, fmt.Errorf("job %s: queue %q is a parent queue; jobs go to its leaves", spec.Key, spec.Queue)
 	}
 	switch {
 	case spec.Open && len(spec.Phases) > 0:
@@ -612,9 +627,12 @@ func (c *Core) admit(j *Job) {
 func (c *Core) admitted(j *Job) {
 	j.state = Admitted
 	j.admit = c.now
-	j.queue.active++
+	addActive(j.queue, 1)
 	c.active++
 	c.progress++
+	if c.pre != nil {
+		c.pre.jobAdmitted(j)
+	}
 	for _, o := range c.obs.admit {
 		o.JobAdmitted(j)
 	}
@@ -627,6 +645,9 @@ func (c *Core) addPending(a *Ask, n int) {
 	a.Pending += n
 	a.job.pending += n
 	c.pending += n
+	if c.pre != nil {
+		c.pre.pendingChanged(a, n)
+	}
 	if (was == 0) != (a.Pending == 0) {
 		for _, o := range c.obs.asks {
 			o.AsksChanged(a.job)
@@ -719,6 +740,9 @@ func (c *Core) NodeUpdate(now clock.Time, n *cluster.Node) {
 	c.retryAdmission()
 	if !n.Schedulable() || n.Full() {
 		return
+	}
+	if c.pre != nil && c.pre.nEarmarks > 0 && len(c.pre.earmarks[n.ID()]) > 0 && c.pre.serve(n) {
+		return // the node stays held for the container preempted for
 	}
 	if c.reserving && c.reservations[n.ID()] != nil && !c.serveReservation(n) {
 		return // the node stays held for its reservation
@@ -823,12 +847,18 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 		ct.job, ct.phase, ct.req = j, a.phase, a.Request
 		ct.place(n)
 		ct.times[New] = c.now
+		if c.pre != nil {
+			ct.room = c.pre.serving
+		}
 		if c.live != nil {
 			c.live[ct] = struct{}{}
 		}
 	}
 	c.link(ct)
 	if !am {
+		if c.pre != nil {
+			c.pre.allocated(ct)
+		}
 		if j.mr != nil {
 			c.mrAllocated(j, ct)
 		}
@@ -852,7 +882,7 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	}
 	j.usage = j.usage.Add(a.Request)
 	j.live++
-	j.queue.usage = j.queue.usage.Add(a.Request)
+	addUsage(j.queue, a.Request)
 	if am {
 		j.queue.amUsage = j.queue.amUsage.Add(a.Request)
 		j.queue.amCount++
@@ -861,6 +891,9 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	a.Pending--
 	j.pending--
 	c.pending--
+	if c.pre != nil {
+		c.pre.pendingChanged(a, -1)
+	}
 	c.progress++
 	c.transition(ct, Allocated)
 	if a.Pending == 0 {
@@ -984,6 +1017,9 @@ func (c *Core) complete(ct *Container) {
 	c.counts.Completed++
 	j.ends[0]++ // COMPLETED
 	c.transition(ct, Completed)
+	if ct.victim {
+		c.pre.ended(ct, Completed)
+	}
 	c.retire(ct)
 	if am && j.spec.Open && j.state != Finished {
 		c.finish(j) // the AM exited: the application is over
@@ -1003,7 +1039,7 @@ func (c *Core) releaseContainer(ct *Container) bool {
 	c.integrateUtil()
 	j.usage = j.usage.Sub(ct.req)
 	j.live--
-	j.queue.usage = j.queue.usage.Sub(ct.req)
+	subUsage(j.queue, ct.req)
 	if am {
 		j.queue.amUsage = j.queue.amUsage.Sub(ct.req)
 		j.queue.amCount--
@@ -1083,7 +1119,7 @@ func (c *Core) finish(j *Job) {
 	if was == Waiting {
 		c.unwait(j)
 	} else {
-		j.queue.active--
+		addActive(j.queue, -1)
 		c.active--
 	}
 	for _, o := range c.obs.finish {

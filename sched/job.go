@@ -11,10 +11,15 @@ import (
 // JobSpec is what a submitter tells the resource manager about a job: its
 // requests and declared hints, never how long its tasks will take.
 type JobSpec struct {
-	Key      string // the workload's job id
-	Name     string // job type, optional
-	Queue    string
-	User     string
+	Key   string // the workload's job id
+	Name  string // job type, optional
+	Queue string // a leaf's dotted path
+	User  string
+	// Priority orders the job among the jobs of its leaf queue, higher
+	// first, under the policies that read it (FIFO, Capacity, Fair, DRF),
+	// as YARN's application priority does; live, the driver pod's
+	// spec.priority. 0 by default.
+	Priority int32
 	AM       resource.Vector // zero: the job runs without an AM container
 	Deadline clock.Duration  // completion-time goal relative to submission; 0 = none
 	Estimate clock.Duration  // runtime estimate from the run's estimate source; 0 = none
@@ -79,6 +84,10 @@ type Ask struct {
 	// state: task requests before the AM runs (or while it restarts),
 	// the AM request before admission.
 	held int
+	// marked counts containers taken out of Pending because preemption
+	// holds room for them on a node (preempt.go), until that node's next
+	// update allocates them there.
+	marked int
 	// lv is what only an Open job's asks carry; nil for simulated jobs,
 	// so that their asks stay small on the scheduler's hot path.
 	lv *askLive
@@ -137,6 +146,11 @@ func (a *Ask) Unfit() bool { return a.lv != nil && a.lv.unfit }
 // the job's present state (and so not counted in Pending).
 func (a *Ask) Held() int { return a.held }
 
+// Earmarked returns how many containers the ask wants for which preemption
+// holds room on a node (not counted in Pending): the node's next update
+// allocates them.
+func (a *Ask) Earmarked() int { return a.marked }
+
 // phaseProgress is what the resource manager and the job's AM know of a
 // phase. The RM learns completions from node heartbeats; the AM learns them
 // on its own heartbeat, and only the AM's view drives the next phase.
@@ -150,7 +164,9 @@ type phaseProgress struct {
 
 // Job is an application as the resource manager knows it.
 type Job struct {
-	id    JobID
+	id JobID
+	// prio is spec.Priority, next to id: job orders compare both.
+	prio  int32
 	key   string
 	spec  JobSpec
 	queue *Queue
@@ -189,7 +205,7 @@ type Job struct {
 
 func newJob(id JobID, spec *JobSpec, q *Queue, now clock.Time, capacity resource.Vector) *Job {
 	j := &Job{
-		id: id, key: spec.Key, spec: *spec, queue: q, state: Waiting,
+		id: id, prio: spec.Priority, key: spec.Key, spec: *spec, queue: q, state: Waiting,
 		submit: now, admit: -1, amStart: -1, firstRun: -1, lastDone: -1, finish: -1,
 		asks:     make([]Ask, 1+len(spec.Phases)),
 		progress: make([]phaseProgress, len(spec.Phases)),
@@ -235,8 +251,11 @@ func (j *Job) Key() string { return j.key }
 // Spec returns what was declared at submission. Callers must not modify it.
 func (j *Job) Spec() *JobSpec { return &j.spec }
 
-// Queue returns the job's queue.
+// Queue returns the job's queue, a leaf of the tree.
 func (j *Job) Queue() *Queue { return j.queue }
+
+// Priority returns the job's priority (JobSpec.Priority): higher first.
+func (j *Job) Priority() int32 { return j.prio }
 
 // State returns the job's state.
 func (j *Job) State() JobState { return j.state }

@@ -188,11 +188,14 @@ func (c *Core) release(a *Ask) bool {
 }
 
 // hold withdraws ask a's pending containers into held (the job left the
-// state that allows them).
+// state that allows them), earmarked ones too.
 func (c *Core) hold(a *Ask) {
 	if n := a.Pending; n > 0 {
 		c.addPending(a, -n)
 		a.held += n
+	}
+	if c.pre != nil {
+		c.pre.dropMarks(a, true)
 	}
 }
 
@@ -209,6 +212,9 @@ func (c *Core) dropAsks(j *Job) {
 		a.held = 0
 		if a.Pending > 0 {
 			c.addPending(a, -a.Pending)
+		}
+		if c.pre != nil {
+			c.pre.dropMarks(a, false)
 		}
 	}
 }
@@ -402,9 +408,12 @@ func (c *Core) Cancel(now clock.Time, j *Job, key string) error {
 			}
 			a.lv.keys = append(a.lv.keys[:k:k], a.lv.keys[k+1:]...)
 			delete(c.asked, key)
-			if a.held > 0 {
+			switch {
+			case a.held > 0:
 				a.held--
-			} else {
+			case a.Pending == 0 && a.marked > 0:
+				c.pre.dropOne(a) // the request room was held for is gone
+			default:
 				c.addPending(a, -1)
 			}
 			c.progress++
@@ -493,11 +502,16 @@ func (c *Core) endAbnormal(ct *Container, s ContainerState, refused bool) {
 	// preempted it; the driver may still hold events for it, so its memory
 	// is not reused (containerPool.put).
 	amKilled := !am && !j.spec.Open && s == Killed && !refused
-	backToAM := amKilled && c.mrEnded(j, ct)
+	// Any end of a reduce leaves its MapReduce AM's lists (a reduce queue
+	// preemption took among them); one the AM killed goes back to it.
+	backToAM := !am && c.mrEnded(j, ct) && amKilled
 	if amKilled {
 		c.counts.ReducesPreempted++
 	}
 	c.transition(ct, s)
+	if ct.victim {
+		c.pre.ended(ct, s)
+	}
 	c.retire(ct)
 	switch {
 	case j.state == Finished:
@@ -651,12 +665,15 @@ func (c *Core) Adopt(now clock.Time, j *Job, n cluster.NodeID, key string, r res
 	c.keyed[key] = ct
 	j.usage = j.usage.Add(r)
 	j.live++
-	j.queue.usage = j.queue.usage.Add(r)
+	addUsage(j.queue, r)
 	if am {
 		j.queue.amUsage = j.queue.amUsage.Add(r)
 		j.queue.amCount++
 		j.am = ct
 	} else {
+		if c.pre != nil {
+			c.pre.allocated(ct)
+		}
 		p := &j.progress[phase]
 		ct.task = p.allocated
 		p.allocated++
@@ -689,6 +706,9 @@ func (c *Core) AddNode(now clock.Time, name string, capacity resource.Vector) (*
 	if c.reserving {
 		c.reservations = append(c.reservations, nil)
 	}
+	if c.pre != nil {
+		c.pre.nodeAdded()
+	}
 	c.refit()
 	c.clusterChanged(n, true)
 	return n, nil
@@ -720,6 +740,11 @@ func (c *Core) RemoveNode(now clock.Time, n cluster.NodeID) error {
 		c.endAbnormal(ct, Lost, false)
 	}
 	c.cancelReservation(node)
+	if c.pre != nil {
+		for len(c.pre.earmarks[n]) > 0 {
+			c.pre.release(int(n), 0) // no room will free there
+		}
+	}
 	if err := c.ledger.RemoveNode(n); err != nil {
 		c.fail(err)
 		return err

@@ -418,9 +418,14 @@ func (c *Core) mrKill(j *Job, n int) {
 	s := j.mr
 	s.hold = true
 	for len(s.killing) < n && len(s.reduces) > 0 {
-		i := slices.IndexFunc(s.reduces, func(ct *Container) bool { return ct.state != Running })
+		// A reduce queue preemption took (a victim) is ending already:
+		// the AM does not kill it again.
+		i := slices.IndexFunc(s.reduces, func(ct *Container) bool { return ct.state != Running && !ct.victim })
 		if i < 0 {
-			i = 0
+			i = slices.IndexFunc(s.reduces, func(ct *Container) bool { return !ct.victim })
+		}
+		if i < 0 {
+			break
 		}
 		ct := s.reduces[i]
 		s.reduces = slices.Delete(s.reduces, i, i+1)
@@ -428,6 +433,13 @@ func (c *Core) mrKill(j *Job, n int) {
 		c.progress++
 		c.driver.Stop(ct)
 	}
+}
+
+// amKilling reports whether ct's MapReduce AM has asked for its kill: it is
+// ending, and queue preemption does not take it as well.
+func (ct *Container) amKilling() bool {
+	j := ct.job
+	return j != nil && j.mr != nil && int(ct.phase) == j.mr.r && slices.Contains(j.mr.killing, ct)
 }
 
 // mrAllocated follows the allocator's containers: a map that gets one

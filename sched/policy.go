@@ -97,9 +97,23 @@ func (v *View) Now() clock.Time { return v.c.now }
 // Cluster returns the cluster.
 func (v *View) Cluster() *cluster.Cluster { return v.c.cl }
 
-// Queues returns the queues in workload order. Callers must not modify the
-// slice.
-func (v *View) Queues() []*Queue { return v.c.queues }
+// Queues returns the queues in workload order, parents and leaves, without
+// the root. Callers must not modify the slice.
+func (v *View) Queues() []*Queue { return v.c.tree.queues }
+
+// RootQueue returns the root of the queue tree: its children are the
+// queues whose names have no dot, and its usage is the cluster's.
+func (v *View) RootQueue() *Queue { return v.c.tree.root }
+
+// Queue returns the queue named by its dotted path ("prod.etl", or
+// "root.prod.etl"), or nil.
+func (v *View) Queue(name string) *Queue {
+	name = QueuePath(name)
+	if name == RootQueue {
+		return v.c.tree.root
+	}
+	return v.c.tree.byName[name]
+}
 
 // Job returns the job with the given id.
 func (v *View) Job(id JobID) *Job { return v.c.jobs[id] }

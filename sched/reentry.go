@@ -25,6 +25,7 @@ type reentryGuard struct {
 var (
 	_ Driver    = (*reentryGuard)(nil)
 	_ Revisiter = (*reentryGuard)(nil)
+	_ Preempter = (*reentryGuard)(nil)
 )
 
 func (g *reentryGuard) out(f func()) {
@@ -38,6 +39,12 @@ func (g *reentryGuard) Stop(c *Container)   { g.out(func() { g.d.Stop(c) }) }
 func (g *reentryGuard) WakeAM(j *Job)       { g.out(func() { g.d.WakeAM(j) }) }
 func (g *reentryGuard) Reconsider()         { g.out(g.d.Reconsider) }
 func (g *reentryGuard) AcceptLowered()      { g.out(g.d.AcceptLowered) }
+
+// Preempt forwards to a driver that can preempt; the core builds a
+// preemption monitor only over such a driver.
+func (g *reentryGuard) Preempt(ct *Container, q *Queue) {
+	g.out(func() { g.d.(Preempter).Preempt(ct, q) })
+}
 
 // Revisit keeps the driver's choice: a driver that is not a Revisiter gets
 // Reconsider, as View.ReconsiderNode gives it without the guard.

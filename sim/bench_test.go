@@ -89,6 +89,58 @@ func BenchmarkScale(b *testing.B) {
 	}
 }
 
+// BenchmarkPreemption runs capacity, fair and drf on the synthetic workload
+// with a queue tree (spindle generate synthetic ... --load 1.5
+// --queue-tree), preemption off and on with its defaults, so that what
+// preemption costs shows side by side. With -count, the runs of one case
+// come one after the other; BENCHMARKS.md quotes the ratio from the CLI,
+// off and on alternating, and this for the allocations and events:
+//
+//	go test ./sim -run '^$' -bench 'Preemption/tasks=1M' -benchtime 1x -count 5
+func BenchmarkPreemption(b *testing.B) {
+	for _, size := range []struct {
+		name  string
+		nodes int
+	}{{"100k", 200}, {"1M", 2000}} {
+		var w *workload.Workload
+		for _, pol := range []string{"capacity", "fair", "drf"} {
+			for _, pre := range []string{"off", "on"} {
+				b.Run(fmt.Sprintf("tasks=%s/%s/preemption=%s", size.name, pol, pre), func(b *testing.B) {
+					if w == nil {
+						var err error
+						w, err = scenario.Synthetic{Nodes: size.nodes, NodeVCores: 16, NodeMemory: 65536, Jobs: 10 * size.nodes,
+							TasksPerJob: 50, Load: 1.5, Seed: 1, QueueTree: true}.Generate()
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					f, _, err := policy.Parse(pol + ":preemption=" + pre)
+					if err != nil {
+						b.Fatal(err)
+					}
+					var events uint64
+					var preempted int
+					b.ReportAllocs()
+					for b.Loop() {
+						r, err := sim.Run(w, sim.Options{Seed: 1, Policy: f})
+						if err != nil || r.Deadlocked {
+							b.Fatalf("run failed: %v (deadlocked %v)", err, r != nil && r.Deadlocked)
+						}
+						events = r.Events
+						if r.Preemption != nil {
+							preempted = r.Preemption.Preempted
+						}
+					}
+					sec := b.Elapsed().Seconds() / float64(b.N)
+					b.ReportMetric(float64(w.TotalTasks())/sec, "tasks/s")
+					b.ReportMetric(float64(events), "events")
+					b.ReportMetric(float64(preempted), "preempted")
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkLongQueue is the case that made ticking policies slow: a small
 // cluster under a long queue for a long simulated time (load 2 on 16 nodes of
 // <16 vcores, 16 GB>, 4000 jobs; with 64 GB nodes fair's AM limit, in memory

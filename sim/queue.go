@@ -21,6 +21,7 @@ const (
 	evAMBeat                    // an ApplicationMaster heartbeat
 	evPass                      // ideal mode: allocation pass over every node that may accept
 	evLoad                      // the external load is sampled and applied
+	evKill                      // a container preemption took is ended
 	evAMWatch                   // an AM heartbeat its MapReduce AM asked for although nothing happened (sched.AMWatcher)
 	numEventKinds
 )
@@ -30,7 +31,7 @@ const (
 // heartbeats, and in ideal mode a final allocation pass that sees everything
 // that happened at that instant.
 var class = [numEventKinds]uint8{
-	evArrival: 0, evStart: 0, evFinish: 0, evAMStop: 0, evLoad: 0,
+	evArrival: 0, evStart: 0, evFinish: 0, evAMStop: 0, evLoad: 0, evKill: 0,
 	evTick:     1,
 	evNodeBeat: 2,
 	evAMBeat:   3,

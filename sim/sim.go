@@ -84,6 +84,8 @@ type Result struct {
 	metrics.Outcome
 	Policy    sched.Policy
 	Admission sched.Admission
+	// Preemption is what the preemption monitor did; nil when it was off.
+	Preemption *sched.PreemptionStats
 }
 
 // Reports returns the sections the policy and admission controller report
@@ -91,6 +93,9 @@ type Result struct {
 // empty name is no report.
 func (r *Result) Reports() map[string]any {
 	var out map[string]any
+	if r.Preemption != nil {
+		out = map[string]any{sched.PreemptionSection: r.Preemption.Summary()}
+	}
 	for _, x := range []any{r.Policy, r.Admission} {
 		if rep, ok := x.(sched.Reporter); ok {
 			name, data := rep.Report()
@@ -198,11 +203,16 @@ type simulator struct {
 
 	ext *external // nil when the machines are dedicated
 
-	// killed holds the task containers their AM preempted whose start or
-	// finish is still queued: those events are dropped when they come.
+	// killed holds the task containers ended early, by their AM's kill or
+	// by preemption, whose start or finish is still queued: those events
+	// are dropped when they come.
 	killed map[*sched.Container]struct{}
 
 	timeline []metrics.Sample
+
+	// killing holds the containers preemption asked to end, until their
+	// kill is handled (evKill); nil while preemption is off.
+	killing map[*sched.Container]sched.ContainerID
 
 	passQueued bool
 	// The furthest point reached in the current instant, in the (class,
@@ -310,7 +320,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 
 	queues := make([]sched.QueueSpec, len(w.Queues))
 	for i, q := range w.Queues {
-		queues[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity}
+		queues[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight}
 	}
 	core, err := sched.NewCore(sched.Config{
 		Nodes: caps, Queues: queues, Driver: (*driver)(s),
@@ -429,7 +439,7 @@ func (s *simulator) loop() error {
 // turn, means nothing will move again.
 func (s *simulator) quiet() bool {
 	q := &s.q.counts
-	return q[evArrival]+q[evStart]+q[evFinish]+q[evAMStop]+q[evAMBeat] == 0 && s.reportsQueued == 0
+	return q[evArrival]+q[evStart]+q[evFinish]+q[evAMStop]+q[evAMBeat]+q[evKill] == 0 && s.reportsQueued == 0
 }
 
 // stalled decides, while the queue is quiet and nothing has changed since
@@ -555,7 +565,7 @@ func span(p unsafe.Pointer, size uintptr) {
 }
 
 func (k eventKind) String() string {
-	return [...]string{"arrival", "start", "finish", "stop", "tick", "node heartbeat", "AM heartbeat", "allocation pass", "load sample", "AM watch"}[k]
+	return [...]string{"arrival", "start", "finish", "stop", "tick", "node heartbeat", "AM heartbeat", "allocation pass", "load sample", "kill", "AM watch"}[k]
 }
 
 func (s *simulator) handle(e *event) {
@@ -566,6 +576,8 @@ func (s *simulator) handle(e *event) {
 		s.start(e.ct, e.idx)
 	case evFinish:
 		s.finishTask(e.ct, e.idx)
+	case evKill:
+		s.kill(e.ct)
 	case evAMStop:
 		if e.ct.IsAM() {
 			s.report(e.ct, sched.Completed)
@@ -621,7 +633,7 @@ func (s *simulator) arrive() {
 		s.q.push(s.w.Jobs[s.order[s.next]].Submit, evArrival, 0, nil)
 	}
 	spec := &sched.JobSpec{
-		Key: wj.ID, Name: wj.Name, Queue: wj.Queue, User: wj.User, AM: wj.AM,
+		Key: wj.ID, Name: wj.Name, Queue: wj.Queue, User: wj.User, Priority: wj.Priority, AM: wj.AM,
 		Deadline: wj.Deadline, Estimate: s.est.estimate(wj),
 		Phases: make([]sched.PhaseSpec, len(wj.Phases)),
 	}
@@ -678,8 +690,8 @@ func (s *simulator) finishTask(ct *sched.Container, jid int32) {
 }
 
 // dropKilled reports whether ct's start or finish is to be dropped: its AM
-// killed it, so its work is lost (the AM asks for the task again). That was
-// the container's last queued event.
+// killed it or preemption took it, so its work is lost (the task is asked
+// for again). That was the container's last queued event.
 func (s *simulator) dropKilled(ct *sched.Container) bool {
 	if _, ok := s.killed[ct]; !ok {
 		return false
@@ -699,6 +711,34 @@ func (s *simulator) taskDone(js *jobState, ct *sched.Container) {
 			s.taskDone(js, w)
 		}
 	}
+}
+
+// kill ends container ct of job jid, which preemption took: it is reported
+// PREEMPTED on its node's next heartbeat and its task's work is lost (the
+// core asks for the task again, to be run from the start). A container
+// whose task has already finished, its COMPLETED report on its way, is left
+// to complete.
+func (s *simulator) kill(ct *sched.Container) {
+	id, ok := s.killing[ct]
+	delete(s.killing, ct)
+	if !ok || id != ct.ID() || ct.State() != sched.Running {
+		return
+	}
+	ns := &s.nodes[ct.NodeID()]
+	for i := ns.first; i >= 0; i = s.reports[i].next {
+		if s.reports[i].ct == ct {
+			return // it finished: COMPLETED is on its way
+		}
+	}
+	// Its work done, waiting for the previous phase, no end of it is
+	// queued; else its finish is, to be dropped.
+	if !s.undefer(ct) {
+		if s.killed == nil {
+			s.killed = map[*sched.Container]struct{}{}
+		}
+		s.killed[ct] = struct{}{}
+	}
+	s.report(ct, sched.Preempted)
 }
 
 // report hands a container's new state to its node, to be reported on the
@@ -974,7 +1014,7 @@ func (s *simulator) result() *Result {
 		Events:   s.events,
 		End:      s.now,
 		Timeline: s.timeline,
-	}, Policy: s.core.Policy(), Admission: s.core.Admission()}
+	}, Policy: s.core.Policy(), Admission: s.core.Admission(), Preemption: s.core.PreemptionStats()}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
 	r.ReducesPreempted = s.core.Counts().ReducesPreempted
 	r.EndArea, r.EndShare = s.core.UtilizationUntil(s.now)
@@ -1088,6 +1128,17 @@ func (d *driver) WakeAM(j *sched.Job) {
 	}
 	js.beatAt = at
 	s.q.push(at, evAMBeat, int32(j.ID()), nil)
+}
+
+// Preempt queues the kill of a container preemption took, to be handled
+// after the core's call returns.
+func (d *driver) Preempt(ct *sched.Container, _ *sched.Queue) {
+	s := (*simulator)(d)
+	if s.killing == nil {
+		s.killing = map[*sched.Container]sched.ContainerID{}
+	}
+	s.killing[ct] = ct.ID()
+	s.q.push(s.now, evKill, int32(ct.Job().ID()), ct)
 }
 
 func (d *driver) Reconsider() {

@@ -180,12 +180,12 @@ var (
 	tolMapping     = mapping{[]string{"key", "operator", "value", "effect"}, nil}
 	vectorMapping  = mapping{[]string{"vcores", "memory_mb", "gpus", "disk_mb"}, nil}
 	loadMapping    = mapping{[]string{"points", "period"}, []string{"points"}}
-	queueMapping   = mapping{[]string{"name", "capacity", "max_capacity"}, []string{"name", "capacity"}}
-	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "am", "deadline", "estimate", "node_selector", "tolerations", "recorded", "phases"}, []string{"id", "phases"}}
+	queueMapping   = mapping{[]string{"name", "capacity", "max_capacity", "weight"}, []string{"name", "capacity"}}
+	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "am", "deadline", "estimate", "node_selector", "tolerations", "recorded", "phases"}, []string{"id", "phases"}}
 	phaseMapping   = mapping{[]string{"name", "tasks", "request", "duration", "start_after", "started", "unfinished"}, []string{"tasks", "request", "duration"}}
 )
 
-const maxKeys = 12 // the most keys of any mapping above
+const maxKeys = 13 // the most keys of any mapping above
 
 // decoder decodes the schema from a puller, collecting every problem rather
 // than stopping at the first.
@@ -649,6 +649,8 @@ func (d *decoder) queue() Queue {
 			q.Capacity = d.float()
 		case "max_capacity":
 			q.MaxCapacity = d.float()
+		case "weight":
+			q.Weight = d.float()
 		}
 	})
 	return q
@@ -697,6 +699,13 @@ func (d *decoder) job(j *Job) {
 			j.Submit = clock.Time(d.duration())
 		case "queue":
 			j.Queue = d.name()
+		case "priority":
+			v, line, ok := d.integerLine()
+			if ok && int64(int32(v)) != v {
+				d.ruleErrorf(line, "out of range (a 32-bit integer, as a Kubernetes priority)")
+			} else {
+				j.Priority = int32(v)
+			}
 		case "am":
 			j.AM = d.vector()
 		case "deadline", "estimate":

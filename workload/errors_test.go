@@ -65,7 +65,7 @@ w.yaml:10: jobs[0].phases[0].request.mem: unknown field (want one of vcores, mem
 w.yaml:12: jobs[0].phases[0].durations: unknown field (want one of name, tasks, request, duration, start_after, started, unfinished)`},
 		{"unknown field json", "w.json", "{\"version\": 1,\n \"jobs\": [{\"id\": \"a\", \"\\u00e9\": {\"deep\": [1, {}]}}]}",
 			`w.json:1: cluster: is required
-w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, am, deadline, estimate, node_selector, tolerations, recorded, phases)
+w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, priority, am, deadline, estimate, node_selector, tolerations, recorded, phases)
 w.json:2: jobs[0].phases: is required`},
 		{"duplicate key yaml", "w.yaml", "version: 1\n" + okCluster + "jobs:\n  - id: a\n    id: b\n    phases: [" + okPhase + "]\n",
 			"w.yaml:5: jobs[0].id: duplicate key (first at line 4)"},
@@ -185,6 +185,24 @@ w.yaml:7: queues[3].capacity: must be in (0, 1]
 w.yaml:9: jobs[0].queue: unknown queue "c"
 w.yaml:10: jobs[1].queue: unknown queue "default"
 w.yaml:11: jobs[2].id: duplicate id "x" (same as jobs[0])`},
+		{"queue tree", "w.yaml", "version: 1\n" + okCluster + `queues:
+  - {name: prod, capacity: 0.6}
+  - {name: root.prod.etl, capacity: 0.7}
+  - {name: prod.adhoc, capacity: 0.5, weight: -1}
+  - {name: dev.x, capacity: 0.2}
+  - {name: root, capacity: 0.1}
+  - {name: prod..y, capacity: 0.1}
+jobs:
+  - {id: a, queue: prod, phases: [` + okPhase + `]}
+  - {id: b, queue: root.prod.etl, priority: 5, phases: [` + okPhase + `]}
+  - {id: c, queue: prod.adhoc, priority: 3000000000, phases: [` + okPhase + `]}
+`, `w.yaml:3: queues: the capacities of "prod"'s children sum to 1.2, more than 1
+w.yaml:6: queues[2].weight: must be >= 0
+w.yaml:7: queues[3].name: parent queue "dev" is not defined
+w.yaml:8: queues[4].name: the root queue is implicit: name the queues below it
+w.yaml:9: queues[5].name: "prod..y" has an empty path element
+w.yaml:11: jobs[0].queue: "prod" is a parent queue; jobs go to leaf queues
+w.yaml:13: jobs[2].priority: out of range (a 32-bit integer, as a Kubernetes priority)`},
 		{"duplicate job id json", "w.json", `{"version": 1, "cluster": {"nodes": [{"vcores": 16, "memory_mb": 65536}]}, "jobs": [
   {"id": "a", "phases": [{"tasks": 1, "request": {"vcores": 1}, "duration": 1}]},
   {"id": "b", "phases": [{"tasks": 1, "request": {"vcores": 1}, "duration": 1}]},

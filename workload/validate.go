@@ -145,12 +145,7 @@ func (w *Workload) validate() []Issue {
 	c.push("cluster")
 	largest := c.cluster(&w.Cluster)
 	c.pop(1)
-	c.queues(w.Queues)
-
-	queues := make(map[string]bool, len(w.Queues))
-	for _, q := range w.Queues {
-		queues[q.Name] = true
-	}
+	queues := c.queues(w.Queues)
 	if len(w.Jobs) == 0 {
 		c.add("jobs", "must not be empty")
 	}
@@ -293,39 +288,92 @@ func larger(a, b resource.Vector) bool {
 	return false
 }
 
-func (c *checker) queues(qs []Queue) {
+// queuePath is a queue name without the optional leading "root.".
+func queuePath(name string) string { return strings.TrimPrefix(name, rootQueue+".") }
+
+const rootQueue = "root"
+
+// queues checks the queue tree and returns, by canonical path, whether
+// each valid queue is a leaf.
+func (c *checker) queues(qs []Queue) map[string]bool {
 	if len(qs) == 0 {
 		c.add("queues", "must not be empty")
-		return
+		return nil
 	}
 	names := make(map[string]int, len(qs))
-	sum := 0.0
 	c.push("queues")
 	for i, q := range qs {
 		c.pushIndex(i)
-		switch prev, dup := names[q.Name]; {
+		path := queuePath(q.Name)
+		switch prev, dup := names[path]; {
 		case q.Name == "":
 			c.add("name", "must not be empty")
+		case path == rootQueue:
+			c.add("name", "the root queue is implicit: name the queues below it")
+		case strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") || strings.Contains(path, ".."):
+			c.add("name", "%q has an empty path element", q.Name)
 		case dup:
 			c.add("name", "duplicate name %q (same as queues[%d])", q.Name, prev)
 		default:
-			names[q.Name] = i
+			names[path] = i
 			c.utf8("name", q.Name)
 		}
 		if !(q.Capacity > 0 && q.Capacity <= 1) {
 			c.add("capacity", "must be in (0, 1]")
-		} else {
-			sum += q.Capacity
-			if !(q.MaxCapacity >= q.Capacity && q.MaxCapacity <= 1) {
-				c.add("max_capacity", "must be in [capacity, 1] = [%g, 1]", q.Capacity)
-			}
+		} else if !(q.MaxCapacity >= q.Capacity && q.MaxCapacity <= 1) {
+			c.add("max_capacity", "must be in [capacity, 1] = [%g, 1]", q.Capacity)
+		}
+		if !(q.Weight >= 0) {
+			c.add("weight", "must be >= 0")
 		}
 		c.pop(1)
 	}
-	c.pop(1)
-	if sum > 1+capacitySlack {
-		c.add("queues", "capacities sum to %.6g, more than 1", sum)
+	// Parents exist, and the capacities of each parent's children (the
+	// root's too) sum to at most 1.
+	leaf := make(map[string]bool, len(names))
+	sums := map[string]float64{}
+	var order []string // parents in first-seen order, for stable messages
+	for i, q := range qs {
+		path := queuePath(q.Name)
+		if names[path] != i {
+			continue
+		}
+		leaf[path] = true
+		parent := rootQueue
+		if k := strings.LastIndexByte(path, '.'); k >= 0 {
+			parent = path[:k]
+			if _, ok := names[parent]; !ok {
+				c.pushIndex(i)
+				c.add("name", "parent queue %q is not defined", parent)
+				c.pop(1)
+				continue
+			}
+		}
+		if _, seen := sums[parent]; !seen {
+			order = append(order, parent)
+		}
+		if q.Capacity > 0 && q.Capacity <= 1 {
+			sums[parent] += q.Capacity
+		}
 	}
+	for path := range leaf {
+		if k := strings.LastIndexByte(path, '.'); k >= 0 {
+			if _, ok := leaf[path[:k]]; ok {
+				leaf[path[:k]] = false
+			}
+		}
+	}
+	c.pop(1)
+	for _, parent := range order {
+		if sums[parent] > 1+capacitySlack {
+			if parent == rootQueue {
+				c.add("queues", "capacities sum to %.6g, more than 1", sums[parent])
+			} else {
+				c.add("queues", "the capacities of %q's children sum to %.6g, more than 1", parent, sums[parent])
+			}
+		}
+	}
+	return leaf
 }
 
 func (c *checker) job(j *Job, ids map[string]int, queues map[string]bool, nodes []NodeGroup, largest int) {
@@ -347,9 +395,14 @@ func (c *checker) job(j *Job, ids map[string]int, queues map[string]bool, nodes 
 	switch {
 	case j.Queue == "":
 		c.add("queue", "must not be empty")
-	case !queues[j.Queue]:
-		c.utf8("queue", j.Queue)
-		c.add("queue", "unknown queue %q", j.Queue)
+	default:
+		switch isLeaf, ok := queues[queuePath(j.Queue)]; {
+		case !ok:
+			c.utf8("queue", j.Queue)
+			c.add("queue", "unknown queue %q", j.Queue)
+		case !isLeaf:
+			c.add("queue", "%q is a parent queue; jobs go to leaf queues", j.Queue)
+		}
 	}
 	placed := c.placement(j, nodes)
 	if !placed {

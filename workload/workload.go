@@ -173,12 +173,22 @@ type LoadPoint struct {
 	Frac float64 // in [0, 1]
 }
 
-// Queue is a Capacity-scheduler-style queue. Capacity is the guaranteed share
-// of the cluster, MaxCapacity the share it may grow to; both in (0, 1].
+// Queue is a queue of the tree, as YARN's Capacity scheduler configures
+// one. Name is its dotted path below the root ("prod.etl"; a leading
+// "root." may be written): a name without a dot is a child of the root, so
+// the flat list of a format-v1 file is a tree of one level. A parent must be
+// listed too, in any order; only leaves take jobs.
+//
+// Capacity is the guaranteed share of the parent (of the cluster, for a
+// child of the root), MaxCapacity the share of the parent it may grow to;
+// both in (0, 1], MaxCapacity at least Capacity, and the capacities of a
+// parent's children sum to at most 1. Weight orders the queue among its
+// siblings under Fair and DRF; 0 (unset) means Capacity.
 type Queue struct {
 	Name        string
 	Capacity    float64
 	MaxCapacity float64
+	Weight      float64
 }
 
 // Job is one application: an ApplicationMaster plus ordered phases of tasks.
@@ -194,6 +204,10 @@ type Job struct {
 	Deadline clock.Duration
 	// Estimate is the runtime the submitter declares; 0 means none.
 	Estimate clock.Duration
+	// Priority orders the job among the jobs of its leaf queue under
+	// FIFO, Capacity and Fair, higher first (YARN's application priority;
+	// live, the driver pod's spec.priority); 0 by default.
+	Priority int32
 
 	// NodeSelector and Tolerations, both optional, say which node groups
 	// the job's AM and tasks may use (Job.Admits), as a pod's

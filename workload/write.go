@@ -309,6 +309,10 @@ func (e *encoder) queue(q Queue) {
 		e.key(&first, ", ", "max_capacity")
 		e.float(q.MaxCapacity)
 	}
+	if q.Weight != 0 {
+		e.key(&first, ", ", "weight")
+		e.float(q.Weight)
+	}
 	e.s("}")
 }
 
@@ -415,6 +419,10 @@ func (e *encoder) jobFields(j *Job, sep string) {
 	if j.Queue != DefaultQueue {
 		e.key(&first, sep, "queue")
 		e.str(j.Queue)
+	}
+	if j.Priority != 0 {
+		e.key(&first, sep, "priority")
+		e.int(int64(j.Priority))
 	}
 	if j.AM != DefaultAM {
 		e.key(&first, sep, "am")

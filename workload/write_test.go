@@ -30,6 +30,7 @@ func richWorkload() *Workload {
 		{Name: "a \"quoted\" queue\n", Capacity: 0.1, MaxCapacity: 0.3},
 		{Name: "default", Capacity: 0.2, MaxCapacity: 1},
 		{Name: "ünïcødé \u2028 \U0001F600 \x01\x7f\u0085\ufeff", Capacity: 0.7, MaxCapacity: 0.7},
+		{Name: "root.a \"quoted\" queue\n.leaf", Capacity: 1, MaxCapacity: 1, Weight: 2.5},
 	}
 	durs := make([]clock.Duration, 50)
 	for i := range durs {
@@ -38,7 +39,7 @@ func richWorkload() *Workload {
 	w.Jobs = append(w.Jobs, Job{
 		ID: "j\\3\t", Name: "tab\there", User: "bob", Queue: w.Queues[2].Name,
 		Submit: clock.Time(maxDuration), AM: resource.Vector{1, 1, 1, 1},
-		Deadline: 1, Estimate: maxDuration,
+		Deadline: 1, Estimate: maxDuration, Priority: -7,
 		Phases: []Phase{
 			{Name: "m", Tasks: 50, Request: resource.Vector{1, 0, 0, 1}, Durations: durs, StartAfter: 1},
 			{Name: "r", Tasks: 2, Request: resource.Vector{999, 2}, Durations: []clock.Duration{0, 1}, StartAfter: 1e-9},

@@ -63,7 +63,8 @@ func newGenerateSynthetic() *cobra.Command {
 		Short: "A synthetic batch workload for scale and sanity tests",
 		Long:  "A synthetic batch workload on N identical nodes.\n\n" + scenario.SyntheticModel,
 		Example: `  spindle generate synthetic --nodes 2000 --jobs 20000 --tasks-per-job 50 --seed 1 -o w.json
-  spindle generate synthetic --nodes 10 --jobs 50 --tasks-per-job 20 -o small.yaml`,
+  spindle generate synthetic --nodes 10 --jobs 50 --tasks-per-job 20 -o small.yaml
+  spindle generate synthetic --nodes 2000 --jobs 20000 --tasks-per-job 50 --load 1.5 --queue-tree -o tree.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -84,6 +85,7 @@ func newGenerateSynthetic() *cobra.Command {
 	fl.Float64Var(&s.TasksPerJob, "tasks-per-job", s.TasksPerJob, "mean number of tasks per job")
 	fl.Float64Var(&s.Load, "load", s.Load, "offered load over the arrival window, as a fraction of cluster capacity")
 	fl.Uint64Var(&s.Seed, "seed", s.Seed, "random seed")
+	fl.BoolVar(&s.QueueTree, "queue-tree", false, "put the jobs in a queue tree (prod.etl, prod.adhoc, batch) with priorities")
 	fl.StringVarP(&out, "out", "o", "", "output file (.json for JSON, otherwise YAML)")
 	return cmd
 }

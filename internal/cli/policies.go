@@ -19,6 +19,7 @@ func newPolicies() *cobra.Command {
 			fmt.Fprintln(out, "Policies (-p NAME or -p NAME:key=value,...):")
 			for _, e := range policy.Entries() {
 				fmt.Fprintf(out, "\n  %s\n      %s\n", e.Name, e.Summary)
+				fmt.Fprintf(out, "      queues: %s\n      priority: %s\n", e.Queues, e.Priority)
 				for _, p := range e.Parameters() {
 					fmt.Fprintf(out, "      %s\n", p)
 				}
@@ -26,6 +27,7 @@ func newPolicies() *cobra.Command {
 			fmt.Fprintln(out, "\nAdmission controllers (-a):")
 			for _, a := range admission.Entries() {
 				fmt.Fprintf(out, "\n  %s\n      %s\n", a.Label(), a.Summary)
+				fmt.Fprintf(out, "      queues: %s\n", a.Queues)
 				for _, p := range a.Parameters() {
 					fmt.Fprintf(out, "      %s\n", p)
 				}

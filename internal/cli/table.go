@@ -10,6 +10,7 @@ import (
 	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy/dress"
 	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
 )
 
 // printTable prints summaries side by side, one column per run.
@@ -94,6 +95,18 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 	if s0.ExternalUnmet != nil {
 		row("external unmet (vcore-s)", func(s *metrics.Summary) string { return num(&s.ExternalUnmet.VCoreS) })
 	}
+	if anyPreemption(ss) {
+		pre := func(f func(r *sched.PreemptionSummary) string) func(s *metrics.Summary) string {
+			return func(s *metrics.Summary) string {
+				if r, ok := s.Reports[sched.PreemptionSection].(*sched.PreemptionSummary); ok {
+					return f(r)
+				}
+				return "-"
+			}
+		}
+		row("preempted containers", pre(func(r *sched.PreemptionSummary) string { return strconv.Itoa(r.Containers) }))
+		row("  work lost (container-s)", pre(func(r *sched.PreemptionSummary) string { return fmt.Sprintf("%.1f", r.WorkLostS) }))
+	}
 	if anyDRESS(ss) {
 		// The release estimator's error, the issue a reader of DRESS's
 		// δ needs first: predicted against observed releases per interval.
@@ -153,6 +166,16 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 			fmt.Fprintf(out, "  %d %s (%s, asking for %d more): %s%s\n", len(g.ids), st, holds, g.asking, strings.Join(ids, ", "), more)
 		}
 	}
+}
+
+// anyPreemption reports whether a run had preemption on.
+func anyPreemption(ss []*metrics.Summary) bool {
+	for _, s := range ss {
+		if _, ok := s.Reports[sched.PreemptionSection].(*sched.PreemptionSummary); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func anyDRESS(ss []*metrics.Summary) bool {

@@ -46,6 +46,8 @@ var rules = []rule{
 	{"metrics", []string{"clock", "resource", "workload"}},
 
 	// The schemes see the core; a scheme's helpers are its own.
+	// preempt reads the preemption parameters Capacity, Fair and DRF share.
+	{"policy/internal/preempt", cat(core, []string{"params"})},
 	{"policy/internal/...", cat(core, []string{"policy/internal/..."})},
 	{"policy", cat(core, []string{"params", "policy/..."})},
 	{"policy/...", cat(core, []string{"params", "policy/internal/..."})},

@@ -33,8 +33,8 @@ func fakeCluster(r *Recorder, n int) *Snapshot {
 			},
 			Queues: []QueueStatus{
 				{Name: "etl", Weight: 3, Usage: Resources{MilliCPU: cpu, MemoryMiB: 4096}, Share: float64(cpu) / 20000,
-					PendingPods: 1, RunningPods: 3, Jobs: 1, AMsAdmitted: 1},
-				{Name: "adhoc", Weight: 1, PendingPods: 5, Jobs: 1, AMsWaiting: 1},
+					PendingPods: 1, RunningPods: 3, Jobs: 1, AMsAdmitted: 1, Depth: 1, Leaf: true, AbsCapacity: 0.6, PreemptedFrom: 2},
+				{Name: "adhoc", Weight: 1, PendingPods: 5, Jobs: 1, AMsWaiting: 1, Depth: 1, Leaf: true, AbsCapacity: 0.4, PreemptedFor: 2},
 			},
 			Nodes: []NodeStatus{
 				{Name: "kwok-node-0", Capacity: Resources{MilliCPU: 12000, MemoryMiB: 32768}, External: Resources{MilliCPU: 0, MemoryMiB: 0},

@@ -24,6 +24,9 @@ var (
 		"The queue's dominant share of the capacity spindle may use, in [0,1].", []string{"queue"}, nil)
 	descQueueWeight = prometheus.NewDesc("spindle_queue_weight",
 		"The queue's configured weight.", []string{"queue"}, nil)
+	descPreempted = prometheus.NewDesc("spindle_queue_preemptions_total",
+		"Pods preemption took from the queue (direction=from) or for it (direction=for) and evicted, since the scheduler started; a parent counts its leaves'.",
+		[]string{"queue", "direction"}, nil)
 	descJobs = prometheus.NewDesc("spindle_jobs",
 		"Jobs the scheduler tracks, by core job state.", []string{"state"}, nil)
 	descNodes = prometheus.NewDesc("spindle_nodes",
@@ -46,7 +49,7 @@ type snapshotCollector struct{ r *Recorder }
 
 func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPending, descRunning, descAMs, descQueueCPU, descQueueMem,
-		descQueueShare, descQueueWeight, descJobs, descNodes, descUtil, descPolicy, descPublished,
+		descQueueShare, descQueueWeight, descPreempted, descJobs, descNodes, descUtil, descPolicy, descPublished,
 		descLeader, descSynced} {
 		ch <- d
 	}
@@ -80,6 +83,8 @@ func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 		g(descQueueMem, float64(q.Usage.MemoryMiB)*(1<<20), q.Name)
 		g(descQueueShare, q.Share, q.Name)
 		g(descQueueWeight, q.Weight, q.Name)
+		ch <- prometheus.MustNewConstMetric(descPreempted, prometheus.CounterValue, float64(q.PreemptedFrom), q.Name, "from")
+		ch <- prometheus.MustNewConstMetric(descPreempted, prometheus.CounterValue, float64(q.PreemptedFor), q.Name, "for")
 	}
 	jobs := map[string]int{}
 	for _, j := range s.Jobs {

@@ -148,6 +148,19 @@ type QueueStatus struct {
 	Jobs        int     `json:"jobs"`
 	AMsAdmitted int     `json:"ams_admitted"`
 	AMsWaiting  int     `json:"ams_waiting"`
+	// The tree: the queue's parent's name ("" for a child of the root),
+	// its depth (1 for a child of the root), whether it takes jobs, and
+	// its guarantee and maximum as shares of the cluster (Capacity's
+	// absolute capacities). Parents count their leaves' pods and jobs.
+	Parent         string  `json:"parent,omitempty"`
+	Depth          int     `json:"depth"`
+	Leaf           bool    `json:"leaf"`
+	AbsCapacity    float64 `json:"abs_capacity"`
+	AbsMaxCapacity float64 `json:"abs_max_capacity"`
+	// PreemptedFrom and PreemptedFor count the pods preemption took from
+	// the queue and for it (ended PREEMPTED), since the scheduler started.
+	PreemptedFrom int `json:"preempted_from"`
+	PreemptedFor  int `json:"preempted_for"`
 }
 
 // NodeStatus is one node: what it offers, what others hold on it, what

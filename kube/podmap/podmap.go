@@ -152,6 +152,18 @@ func batchJob(p *v1.Pod) (name, uid string) {
 	return "", ""
 }
 
+// Priority is the pod's spec.priority, which the priority admission
+// plugin resolves from its PriorityClass (0 when it names none and no
+// global default exists). A job takes its first pod's, its driver's when it
+// has one: Spark gives driver and executors the same class. It orders the
+// job within its leaf queue (sched.JobSpec.Priority).
+func Priority(p *v1.Pod) int32 {
+	if p.Spec.Priority == nil {
+		return 0
+	}
+	return *p.Spec.Priority
+}
+
 // PodRequest is what the pod asks for, as the core counts it: CPU in
 // milli-vcores (exact: Kubernetes quantities have milli resolution), memory
 // and ephemeral storage in MiB rounded up, GPUs whole. Init containers,

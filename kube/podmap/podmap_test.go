@@ -208,3 +208,17 @@ func TestHeld(t *testing.T) {
 		}
 	}
 }
+
+// A job's priority is its first pod's spec.priority, resolved from its
+// PriorityClass by the apiserver: it orders the job within its leaf.
+func TestPriority(t *testing.T) {
+	p := podWith(rl("cpu", "1"))
+	if Priority(p) != 0 {
+		t.Errorf("no priority: %d", Priority(p))
+	}
+	prio := int32(-5)
+	p.Spec.Priority = &prio
+	if Priority(p) != -5 {
+		t.Errorf("priority %d, want -5", Priority(p))
+	}
+}

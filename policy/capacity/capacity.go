@@ -1,6 +1,8 @@
-// Package capacity is YARN's Capacity scheduler: queues with a guaranteed
-// share (capacity) and a ceiling (max_capacity) of the cluster, the most
-// under-served queue served first, jobs first-in-first-out inside a queue.
+// Package capacity is YARN's Capacity scheduler: a tree of queues, each with
+// a guaranteed share (capacity) and a ceiling (max_capacity) of its parent,
+// the most under-served queue served first at every level (tree.go), jobs
+// first-in-first-out inside a leaf, a job of higher priority first (YARN's
+// application priority with the FIFO ordering policy).
 //
 // "Under-served" is YARN's used capacity: what the queue holds, as a share of
 // the cluster in its dominant resource, divided by its guaranteed share. A
@@ -21,11 +23,11 @@ package capacity
 
 import (
 	"math"
-	"sort"
 
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/jobq"
+	"github.com/spindle-sched/spindle/policy/internal/preempt"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -37,6 +39,8 @@ type Config struct {
 	// its next container, as YARN's Capacity scheduler does, instead of
 	// letting later jobs use it.
 	Reserve bool
+	// Preemption turns the core's preemption monitor on; nil is off.
+	Preemption *sched.Preemption
 }
 
 // Params reads the parameters.
@@ -44,37 +48,68 @@ func Params(r *params.Reader) Config {
 	return Config{
 		MaxAMPercent: r.Float("max_am_percent", 0.1, 0, 1, "fraction of a queue's usable resources that ApplicationMasters may hold (YARN maximum-am-resource-percent, default 0.1); at least one AM per queue may always run"),
 		Reserve:      r.Bool("reserve", false, "YARN reservations: the first job in a queue holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
+		Preemption:   preempt.Params(r, PreemptionDefaults()),
 	}
+}
+
+// PreemptionDefaults are YARN Capacity's (sched.DefaultPreemption), shares
+// measured as the policy orders its queues: by dominant share.
+func PreemptionDefaults() sched.Preemption { return sched.DefaultPreemption() }
+
+// Preemption returns the preemption settings, nil when it is off.
+func (p *Policy) Preemption() *sched.Preemption { return p.cfg.Preemption }
+
+// Serves reports whether the policy would give ask a container were there
+// room: a task always, an AM within its queue's AM limit.
+func (p *Policy) Serves(a *sched.Ask) bool {
+	if !a.IsAM() {
+		return true
+	}
+	return a.Request.Fits(p.amRoom(p.queues[a.Job().Queue().Index()]))
 }
 
 // Policy is the Capacity scheduler.
 type Policy struct {
 	v      *sched.View
 	cfg    Config
-	queues []*queue
-	order  []*queue
+	root   *queue
+	queues []*queue // by sched.Queue index
 }
 
+// queue is a queue of the tree as the policy keeps it: a leaf holds the
+// jobs; a parent only orders its children.
 type queue struct {
 	q          *sched.Queue
-	guaranteed resource.Vector
-	ceiling    resource.Vector
-	wanting    *jobq.Queue // jobs asking for task containers, by submission
-	amWait     *jobq.Queue // jobs waiting for their AM container, by submission
+	guaranteed resource.Vector // absolute capacity of the cluster
+	ceiling    resource.Vector // absolute maximum capacity
+	children   []*queue
+	order      []*queue    // scratch for sorting children
+	wanting    *jobq.Queue // leaves: jobs asking for task containers, by priority then submission
+	amWait     *jobq.Queue // leaves: jobs waiting for their AM container, likewise
 }
 
 // New returns a Capacity policy.
 func New(v *sched.View, cfg Config) *Policy {
 	p := &Policy{v: v, cfg: cfg}
 	capacity := v.Cluster().Capacity()
-	for _, q := range v.Queues() {
-		p.queues = append(p.queues, &queue{
-			q:          q,
-			guaranteed: scale(capacity, q.Capacity()),
-			ceiling:    scale(capacity, q.MaxCapacity()),
-			wanting:    jobq.ByID(jobq.TaskAsks),
-			amWait:     jobq.ByID(jobq.AMAsks),
-		})
+	build := func(q *sched.Queue) *queue {
+		cq := &queue{q: q, guaranteed: scale(capacity, q.AbsCapacity()), ceiling: scale(capacity, q.AbsMaxCapacity())}
+		if q.Leaf() {
+			cq.wanting, cq.amWait = jobq.ByPriority(jobq.TaskAsks), jobq.ByPriority(jobq.AMAsks)
+		}
+		return cq
+	}
+	p.queues = make([]*queue, len(v.Queues()))
+	for i, q := range v.Queues() {
+		p.queues[i] = build(q)
+	}
+	p.root = build(v.RootQueue())
+	for _, cq := range p.queues {
+		parent := p.root
+		if q := cq.q.Parent(); q.Index() >= 0 {
+			parent = p.queues[q.Index()]
+		}
+		parent.children = append(parent.children, cq)
 	}
 	return p
 }
@@ -96,58 +131,46 @@ func (p *Policy) AsksChanged(j *sched.Job) {
 // JobFinished drops the job from every set.
 func (p *Policy) JobFinished(j *sched.Job) { p.AsksChanged(j) }
 
-func (p *Policy) usedCapacity(cq *queue) float64 {
-	return cq.q.Usage().DominantShare(p.v.Cluster().Capacity()) / cq.q.Capacity()
+// Pick walks the queue tree from the root as YARN's Capacity scheduler
+// does (tree.go): at each parent the most under-served child first, down to
+// a leaf; inside a leaf, the first job in its order (priority, then
+// submission) that can use the node, whether its next container is an AM
+// (within the AM limit) or a task.
+func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
+	return p.pickUnder(p.root, n, p.v.Cluster().Capacity())
 }
 
-// Pick serves queues from the most under-served; inside a queue, the
-// earliest-submitted job that can use the node, whether its next container is
-// an AM (within the AM limit) or a task.
-func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
-	free := n.Free()
-	p.order = p.order[:0]
-	for _, cq := range p.queues {
-		if cq.wanting.Len() > 0 || cq.amWait.Len() > 0 {
-			p.order = append(p.order, cq)
-		}
-	}
-	if len(p.order) > 1 {
-		sort.SliceStable(p.order, func(a, b int) bool { return p.usedCapacity(p.order[a]) < p.usedCapacity(p.order[b]) })
-	}
-	for _, cq := range p.order {
-		// What the queue may still take: the node's free resources,
-		// capped by the queue's ceiling.
-		ceiling := cq.ceiling.Sub(cq.q.Usage())
-		room := free.Min(ceiling)
-		var task, am *sched.Ask
-		var amRoom resource.Vector // what the queue's next AM may take
+// pickLeaf picks in leaf cq with room, what the node has free capped by
+// the ceilings of the leaf and its ancestors.
+func (p *Policy) pickLeaf(cq *queue, n *cluster.Node, free, room, ceiling resource.Vector) *sched.Ask {
+	var task, am *sched.Ask
+	if p.cfg.Reserve {
+		task = cq.wanting.FirstOrReserve(n, free, n.Usable(), ceiling)
 		if cq.amWait.Len() > 0 {
-			amRoom = p.v.AMRoom(p.amLimit(cq), cq.q.AMUsage())
+			am = cq.amWait.FirstOrReserve(n, free, n.Usable(), ceiling.Min(p.amRoom(cq)))
 		}
-		if p.cfg.Reserve {
-			task = cq.wanting.FirstOrReserve(n, free, n.Usable(), ceiling)
-			if cq.amWait.Len() > 0 {
-				am = cq.amWait.FirstOrReserve(n, free, n.Usable(), ceiling.Min(amRoom))
-			}
-		} else {
-			task = cq.wanting.First(n, room)
-			if cq.amWait.Len() > 0 {
-				am = cq.amWait.First(n, room.Min(amRoom))
-			}
-		}
-		// First in, first out across both kinds of ask.
-		if am != nil && (task == nil || am.Job().ID() < task.Job().ID()) {
-			return am
-		}
-		if task != nil {
-			return task
+	} else {
+		task = cq.wanting.First(n, room)
+		if cq.amWait.Len() > 0 {
+			am = cq.amWait.First(n, room.Min(p.amRoom(cq)))
 		}
 	}
-	return nil
+	// Priority, then first in, first out, across both kinds of ask.
+	if am != nil && (task == nil || jobq.PriorityFirst(am.Job(), task.Job())) {
+		return am
+	}
+	return task
 }
 
 // Reserves tells the core whether this policy reserves nodes.
 func (p *Policy) Reserves() bool { return p.cfg.Reserve }
+
+// amRoom is what the queue's next AM may take: the core's AM-limit test
+// (sched.View.AMRoom) on the queue's limit; a queue with no AM running may
+// always start one.
+func (p *Policy) amRoom(cq *queue) resource.Vector {
+	return p.v.AMRoom(p.amLimit(cq), cq.q.AMUsage())
+}
 
 // amLimit is max_am_percent of what the queue can use now, YARN's
 // getAMResourceLimitPerPartition: the larger, under the run's calculator, of
@@ -168,4 +191,5 @@ var (
 	_ sched.Reserver       = (*Policy)(nil)
 	_ sched.AskObserver    = (*Policy)(nil)
 	_ sched.FinishObserver = (*Policy)(nil)
+	_ sched.Preempting     = (*Policy)(nil)
 )

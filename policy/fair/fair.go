@@ -5,9 +5,13 @@
 // dominant resource).
 //
 // With equal weights every runnable job's fair share is the same, so "furthest
-// below its share" is "lowest usage", ties going to the earlier job. Queues,
-// when the workload defines several, are shared the same way one level up,
-// weighted by their capacity. ApplicationMasters are limited by max_am_share,
+// below its share" is "lowest usage", ties going to the earlier job. A job of
+// higher priority comes before every job of lower priority in its leaf
+// queue; YARN's Fair scheduler instead multiplies a job's weight by its
+// priority, which Kubernetes priorities (any int32, 0 by default) cannot
+// be. Queues form a tree (tree.go), shared the same way at every level,
+// weighted by their weight (by default their capacity); max_capacity is not
+// enforced. ApplicationMasters are limited by max_am_share,
 // the fraction of a queue's fair share that AMs may hold (YARN's
 // maxAMShare); -1 disables the limit, which lets a burst of AMs take the whole
 // cluster and deadlock it, as AutoAdmin describes. The limit is tested by
@@ -25,11 +29,10 @@
 package fair
 
 import (
-	"sort"
-
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/jobq"
+	"github.com/spindle-sched/spindle/policy/internal/preempt"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -57,6 +60,8 @@ type Config struct {
 	// (yarn.scheduler.fair.assignmultiple=true); Hadoop's default, false,
 	// assigns one (or makes one reservation).
 	AssignMultiple bool
+	// Preemption turns the core's preemption monitor on; nil is off.
+	Preemption *sched.Preemption
 }
 
 // Params reads the parameters; mode is fixed by the policy name.
@@ -66,6 +71,7 @@ func Params(r *params.Reader, mode Mode) Config {
 		MaxAMShare:     r.Float("max_am_share", 0.5, -1, 1, "fraction of a queue's fair share that ApplicationMasters may hold, in [0, 1] (YARN maxAMShare, default 0.5); -1 disables the limit"),
 		Reserve:        r.Bool("reserve", false, "YARN reservations: the job first in line holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
 		AssignMultiple: r.Bool("assign_multiple", false, "assign as many containers as fit on each node update (yarn.scheduler.fair.assignmultiple=true); the default, Hadoop's, assigns one per heartbeat"),
+		Preemption:     preempt.Params(r, PreemptionDefaults(mode)),
 	}
 	// YARN reads -1 as "no limit"; any other negative share would let no
 	// ApplicationMaster run at all.
@@ -73,6 +79,35 @@ func Params(r *params.Reader, mode Mode) Config {
 		r.Failf("max_am_share", "%v is neither a share in [0, 1] nor -1 (no limit)", c.MaxAMShare)
 	}
 	return c
+}
+
+// PreemptionDefaults are the Capacity scheduler's rounds and limits
+// (sched.DefaultPreemption) with what Fair does differently: idle capacity
+// divided by weight, shares measured as the mode measures them, and no
+// preemption while the cluster is less than 80 % allocated (Fair's
+// preemption.cluster-utilization-threshold).
+func PreemptionDefaults(mode Mode) sched.Preemption {
+	c := sched.DefaultPreemption()
+	c.ByWeight = true
+	c.MinUtilization = 0.8
+	c.Measure = sched.MemoryMeasure
+	if mode == DRF {
+		c.Measure = sched.DominantMeasure
+	}
+	return c
+}
+
+// Preemption returns the preemption settings, nil when it is off.
+func (p *Policy) Preemption() *sched.Preemption { return p.cfg.Preemption }
+
+// Serves reports whether the policy would give ask a container were there
+// room: a task always, an AM within its queue's AM share.
+func (p *Policy) Serves(a *sched.Ask) bool {
+	if !a.IsAM() {
+		return true
+	}
+	fq := p.queues[a.Job().Queue().Index()]
+	return a.Request.Fits(p.amRoom(fq, p.fairFrac(fq)))
 }
 
 // Policy is the Fair (or DRF) scheduler.
@@ -83,8 +118,8 @@ type Policy struct {
 	// amCalc compares AMs with the AM limit: the run's calculator for
 	// fair, every resource for drf.
 	amCalc resource.Calculator
-	queues []*queue
-	order  []*queue  // scratch for sorting queues
+	root   *queue
+	queues []*queue  // by sched.Queue index
 	key    []float64 // by job id: its share, the order of the running sets
 	// assigned marks, by node id, the nodes that got a container (or a
 	// reservation) since their last update: without assign_multiple they
@@ -92,11 +127,15 @@ type Policy struct {
 	assigned []bool
 }
 
+// queue is a queue of the tree as the policy keeps it: a leaf holds the
+// jobs; a parent only orders its children.
 type queue struct {
-	q       *sched.Queue
-	weight  float64
-	running *jobq.Queue // jobs asking for task containers, lowest share first
-	amWait  *jobq.Queue // jobs waiting for their AM container, by submission
+	q        *sched.Queue
+	weight   float64
+	children []*queue
+	order    []*queue    // scratch for sorting children
+	running  *jobq.Queue // leaves: jobs asking for task containers, lowest share first
+	amWait   *jobq.Queue // leaves: jobs waiting for their AM container, by submission
 }
 
 // New returns a Fair or DRF policy.
@@ -105,15 +144,30 @@ func New(v *sched.View, cfg Config) *Policy {
 	if cfg.Mode == DRF {
 		p.amCalc = resource.DominantCalculator
 	}
-	less := func(a, b *sched.Job) bool {
+	less := jobq.PriorityThen(func(a, b *sched.Job) bool {
 		if ka, kb := p.key[a.ID()], p.key[b.ID()]; ka != kb {
 			return ka < kb
 		}
 		return a.ID() < b.ID()
+	})
+	build := func(q *sched.Queue) *queue {
+		fq := &queue{q: q, weight: q.Weight()}
+		if q.Leaf() {
+			fq.running, fq.amWait = jobq.New(less, jobq.TaskAsks), jobq.ByPriority(jobq.AMAsks)
+		}
+		return fq
 	}
-	for _, q := range v.Queues() {
-		p.queues = append(p.queues, &queue{q: q, weight: q.Capacity(),
-			running: jobq.New(less, jobq.TaskAsks), amWait: jobq.ByID(jobq.AMAsks)})
+	p.queues = make([]*queue, len(v.Queues()))
+	for i, q := range v.Queues() {
+		p.queues[i] = build(q)
+	}
+	p.root = build(v.RootQueue())
+	for _, fq := range p.queues {
+		parent := p.root
+		if q := fq.q.Parent(); q.Index() >= 0 {
+			parent = p.queues[q.Index()]
+		}
+		parent.children = append(parent.children, fq)
 	}
 	return p
 }
@@ -204,26 +258,7 @@ func (p *Policy) pick(n *cluster.Node) *sched.Ask {
 	if len(p.queues) == 1 {
 		return p.pickIn(p.queues[0], n, 1)
 	}
-	p.order = p.order[:0]
-	active := 0.0
-	for _, fq := range p.queues {
-		if fq.running.Len() > 0 || fq.amWait.Len() > 0 || fq.q.ActiveJobs() > 0 {
-			active += fq.weight
-		}
-		if fq.running.Len() > 0 || fq.amWait.Len() > 0 {
-			p.order = append(p.order, fq)
-		}
-	}
-	sort.SliceStable(p.order, func(a, b int) bool {
-		qa, qb := p.order[a], p.order[b]
-		return p.share(qa.q.Usage())/qa.weight < p.share(qb.q.Usage())/qb.weight
-	})
-	for _, fq := range p.order {
-		if a := p.pickIn(fq, n, fq.weight/active); a != nil {
-			return a
-		}
-	}
-	return nil
+	return p.pickUnder(p.root, n, 1)
 }
 
 // Reserves tells the core whether this policy reserves nodes.
@@ -234,7 +269,7 @@ func (p *Policy) Reserves() bool { return p.cfg.Reserve }
 func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask {
 	free := n.Free()
 	if fq.amWait.Len() > 0 {
-		amRoom := p.v.AMRoomIn(p.amCalc, p.amLimit(fairFrac), fq.q.AMUsage())
+		amRoom := p.amRoom(fq, fairFrac)
 		if p.cfg.Reserve {
 			if a := fq.amWait.FirstOrReserve(n, free, n.Usable(), amRoom); a != nil {
 				return a
@@ -247,6 +282,12 @@ func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask
 		return fq.running.FirstOrReserve(n, free, n.Usable(), n.Usable())
 	}
 	return fq.running.First(n, free)
+}
+
+// amRoom is what the next AM of queue fq, whose instantaneous fair share is
+// fairFrac of the cluster, may take.
+func (p *Policy) amRoom(fq *queue, fairFrac float64) resource.Vector {
+	return p.v.AMRoomIn(p.amCalc, p.amLimit(fairFrac), fq.q.AMUsage())
 }
 
 // amLimit is max_am_share of a queue's fair share, fairFrac of the cluster
@@ -273,4 +314,5 @@ var (
 	_ sched.ContainerObserver = (*Policy)(nil)
 	_ sched.NodeObserver      = (*Policy)(nil)
 	_ sched.ClusterObserver   = (*Policy)(nil)
+	_ sched.Preempting        = (*Policy)(nil)
 )

@@ -10,6 +10,8 @@ import (
 	"github.com/spindle-sched/spindle/sched/schedtest"
 )
 
+func prio(j sched.JobSpec, p int32) sched.JobSpec { j.Priority = p; return j }
+
 func job(key, queue string, am resource.Vector, tasks int, req resource.Vector) sched.JobSpec {
 	if queue == "" {
 		queue = "default"
@@ -38,6 +40,9 @@ func TestFairAndDRFOrdering(t *testing.T) {
 		{PickCase: schedtest.PickCase{Name: "lowest memory usage first",
 			Jobs:  []sched.JobSpec{job("a", "", none, 9, mem2), job("b", "", none, 9, small)},
 			Setup: steps(place(0, 0, 2), place(1, 0, 1)), Want: "b"}},
+		{PickCase: schedtest.PickCase{Name: "a higher priority first, whatever its share",
+			Jobs:  []sched.JobSpec{job("a", "", none, 9, small), prio(job("b", "", none, 9, small), 1)},
+			Setup: place(1, 0, 3), Want: "b"}},
 		{PickCase: schedtest.PickCase{Name: "equal usage goes to the earlier job",
 			Jobs:  []sched.JobSpec{job("a", "", none, 9, small), job("b", "", none, 9, small)},
 			Setup: steps(place(1, 0, 1), place(0, 0, 1)), Want: "a"}},
@@ -64,6 +69,27 @@ func TestFairAndDRFOrdering(t *testing.T) {
 		{PickCase: schedtest.PickCase{Name: "queue shares are weighted by capacity", Queues: []sched.QueueSpec{{Name: "x", Capacity: 0.8, MaxCapacity: 1}, {Name: "y", Capacity: 0.2, MaxCapacity: 1}},
 			Jobs:  []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, small)},
 			Setup: steps(place(0, 0, 2), place(1, 0, 1)), Want: "a"}},
+		// prod (0.2 of weight 0.6) is further below its share than batch
+		// (0.3 of 0.4); within prod, adhoc (0) than etl (0.2 of 0.5).
+		{PickCase: schedtest.PickCase{Name: "the tree: the parent, then the child, furthest below its share",
+			Queues: []sched.QueueSpec{{Name: "prod", Capacity: 0.6, MaxCapacity: 1}, {Name: "prod.etl", Capacity: 0.5, MaxCapacity: 1},
+				{Name: "prod.adhoc", Capacity: 0.5, MaxCapacity: 1}, {Name: "batch", Capacity: 0.4, MaxCapacity: 1}},
+			Jobs:  []sched.JobSpec{job("e", "prod.etl", none, 9, mem2), job("a", "prod.adhoc", none, 9, mem2), job("b", "batch", none, 9, mem2)},
+			Setup: steps(place(2, 0, 3), place(0, 0, 2)), Want: "a"}},
+		// Above their minimum shares (capacities 0.1), with weights 1
+		// and 3, y (share 0.25 over weight 3) is further below its share
+		// than x (0.125 over 1).
+		{PickCase: schedtest.PickCase{Name: "weights order queues above their minimum shares",
+			Queues: []sched.QueueSpec{{Name: "x", Capacity: 0.1, MaxCapacity: 1, Weight: 1}, {Name: "y", Capacity: 0.1, MaxCapacity: 1, Weight: 3}},
+			Jobs:   []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, mem2)},
+			Setup:  steps(place(0, 0, 1), place(1, 0, 2)), Want: "c"}},
+		// x (0.375) is below its minimum share (0.5), y (0.25) above its
+		// (0.1): x first, as YARN's FairSharePolicy puts needy queues
+		// first, though by weight y is further below its share.
+		{PickCase: schedtest.PickCase{Name: "a queue below its minimum share first",
+			Queues: []sched.QueueSpec{{Name: "x", Capacity: 0.5, MaxCapacity: 1, Weight: 1}, {Name: "y", Capacity: 0.1, MaxCapacity: 1, Weight: 3}},
+			Jobs:   []sched.JobSpec{job("a", "x", none, 9, mem2), job("c", "y", none, 9, mem2)},
+			Setup:  steps(place(0, 0, 3), place(1, 0, 2)), Want: "a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {

@@ -1,5 +1,7 @@
 // Package fifo is YARN's FIFO scheduler: every free resource goes to the
-// earliest-submitted job that can use it.
+// earliest-submitted job that can use it, a job of higher priority first
+// (YARN's application priority). Queues are ignored: one order over every
+// leaf's jobs.
 //
 // By default a job whose next request does not fit a node lets later jobs use
 // that node, as YARN's FifoScheduler does (it walks applications in order and
@@ -29,5 +31,6 @@ type Policy = ordered.Policy
 // New returns a FIFO policy.
 func New(_ *sched.View, cfg Config) *Policy { return ordered.New(Less, cfg.Strict) }
 
-// Less orders jobs by submission.
+// Less orders jobs by submission; ordered puts a job of higher priority
+// first.
 func Less(a, b *sched.Job) bool { return a.ID() < b.ID() }

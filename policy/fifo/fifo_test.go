@@ -21,6 +21,8 @@ var (
 	fill = schedtest.PlaceN(1, 0, 2) // job 1 takes 2 of the 4 vcores
 )
 
+func prio(j sched.JobSpec, p int32) sched.JobSpec { j.Priority = p; return j }
+
 func TestFIFOOrdering(t *testing.T) {
 	tests := []struct {
 		schedtest.PickCase
@@ -30,6 +32,9 @@ func TestFIFOOrdering(t *testing.T) {
 		{PickCase: schedtest.PickCase{Name: "head too big, a later job uses the node", Jobs: []sched.JobSpec{job("a", none, 1, big), job("b", none, 3, one)}, Setup: fill, Want: "b"}},
 		{PickCase: schedtest.PickCase{Name: "strict: a head too big blocks everyone", Jobs: []sched.JobSpec{job("a", none, 1, big), job("b", none, 3, one)}, Setup: fill}, strict: true},
 		{PickCase: schedtest.PickCase{Name: "an earlier job's AM before a later job's tasks", Jobs: []sched.JobSpec{job("a", one, 1, one), job("b", none, 1, one)}, Want: "a", WantAM: true}},
+		{PickCase: schedtest.PickCase{Name: "a later job of higher priority first", Jobs: []sched.JobSpec{job("a", none, 2, one), prio(job("b", none, 2, one), 5)}, Want: "b"}},
+		{PickCase: schedtest.PickCase{Name: "negative priorities after the default", Jobs: []sched.JobSpec{prio(job("a", none, 2, one), -1), job("b", none, 2, one)}, Want: "b"}},
+		{PickCase: schedtest.PickCase{Name: "strict: the head is the highest priority", Jobs: []sched.JobSpec{job("a", none, 2, one), prio(job("b", none, 2, big), 1)}, Setup: schedtest.PlaceN(1, 0, 1)}, strict: true},
 		{PickCase: schedtest.PickCase{Name: "a job with nothing left to ask is skipped", Jobs: []sched.JobSpec{job("a", none, 1, one), job("b", none, 1, one)}, Setup: schedtest.PlaceN(0, 0, 1), Want: "b"}},
 	}
 	for _, tt := range tests {

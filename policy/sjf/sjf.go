@@ -14,7 +14,9 @@
 // requests blocks every other until its next request fits.
 //
 // SJF is policy/internal/ordered with jobs ordered by Less; FIFO is the same
-// policy in submission order.
+// policy in submission order. As with FIFO, a job of higher priority comes
+// first; the estimate orders jobs of equal priority (all of them, by
+// default).
 package sjf
 
 import (

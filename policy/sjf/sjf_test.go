@@ -24,6 +24,8 @@ var (
 	s    = clock.Second
 )
 
+func prio(j sched.JobSpec, p int32) sched.JobSpec { j.Priority = p; return j }
+
 func TestSJFOrdering(t *testing.T) {
 	tests := []struct {
 		schedtest.PickCase
@@ -45,6 +47,8 @@ func TestSJFOrdering(t *testing.T) {
 			Setup: fill}, strict: true},
 		{PickCase: schedtest.PickCase{Name: "strict: the shortest job's next ask when it fits",
 			Jobs: []sched.JobSpec{job("long", 50*s, none, 1, one), job("short", 5*s, one, 1, one)}, Want: "short", WantAM: true}, strict: true},
+		{PickCase: schedtest.PickCase{Name: "a higher priority before a shorter estimate",
+			Jobs: []sched.JobSpec{job("short", 5*s, none, 1, one), prio(job("long", 50*s, none, 1, one), 1)}, Want: "long"}},
 		{PickCase: schedtest.PickCase{Name: "a short job's AM before a longer job's tasks",
 			Jobs: []sched.JobSpec{job("long", 50*s, none, 1, one), job("short", 5*s, one, 1, one)}, Want: "short", WantAM: true}},
 	}

@@ -17,6 +17,22 @@ import (
 // behaviour around any policy.
 type Forward struct{ Inner sched.Policy }
 
+// Preemption forwards; nil (off) when Inner cannot preempt.
+func (f *Forward) Preemption() *sched.Preemption {
+	if p, ok := f.Inner.(sched.Preempting); ok {
+		return p.Preemption()
+	}
+	return nil
+}
+
+// Serves forwards; true when Inner cannot preempt.
+func (f *Forward) Serves(a *sched.Ask) bool {
+	if p, ok := f.Inner.(sched.Preempting); ok {
+		return p.Serves(a)
+	}
+	return true
+}
+
 // Pick forwards.
 func (f *Forward) Pick(n *cluster.Node) *sched.Ask { return f.Inner.Pick(n) }
 

@@ -46,6 +46,15 @@ function fill(id, items, cells, empty) {
   }
 }
 
+// queueCell shows a queue of the tree indented by its depth (the API lists
+// queues parents first, depth first); a child of the root is its plain name.
+function queueCell(q) {
+  if (!q.depth || q.depth <= 1) return q.name;
+  const span = el("span", q.name, q.leaf ? "" : "parent");
+  span.style.paddingLeft = (1.5 * (q.depth - 1)) + "em";
+  return span;
+}
+
 function shareCell(share) {
   const span = el("span");
   const bar = el("span", undefined, "bar");
@@ -95,9 +104,10 @@ async function refresh() {
     document.getElementById("updated").textContent = status.time ? new Date(status.time).toLocaleTimeString() : "never";
     fill("gauges", Object.keys(s.gauges).sort().map((k) => [k, s.gauges[k]]),
       (g) => [g[0], String(Number(g[1].toFixed(6)))], "none reported");
-    fill("queues", queues.items, (q) => [q.name, String(q.weight), shareCell(q.share), cores(q.usage.milli_cpu),
+    fill("queues", queues.items, (q) => [queueCell(q), String(q.weight), q.abs_capacity ? pct(q.abs_capacity) : "–",
+      shareCell(q.share), cores(q.usage.milli_cpu),
       mem(q.usage.memory_mib), String(q.pending_pods), String(q.running_pods), String(q.jobs),
-      String(q.ams_admitted), String(q.ams_waiting)], "no queues");
+      String(q.ams_admitted), String(q.ams_waiting), (q.preempted_from || 0) + " / " + (q.preempted_for || 0)], "no queues");
     fill("jobs", jobs.items, (j) => [j.name, j.namespace, j.queue, j.state, amCell(j), String(j.pods_pending),
       String(j.pods_running), String(j.pods_done), cores(j.usage.milli_cpu), mem(j.usage.memory_mib),
       j.queue_position ? String(j.queue_position) : ""], "no jobs");

@@ -67,6 +67,25 @@ func ByID(include func(a *sched.Ask) bool) *Queue {
 	return New(func(a, b *sched.Job) bool { return a.ID() < b.ID() }, include)
 }
 
+// ByPriority returns a set in YARN's FIFO order with application
+// priorities: higher priority first, then submission order.
+func ByPriority(include func(a *sched.Ask) bool) *Queue { return New(PriorityFirst, include) }
+
+// PriorityFirst is the order of ByPriority: a's priority is higher, or
+// equal and a was submitted first.
+var PriorityFirst = PriorityThen(func(a, b *sched.Job) bool { return a.ID() < b.ID() })
+
+// PriorityThen is YARN's application priority over another order: a job of
+// higher priority first, jobs of equal priority in the order of less.
+func PriorityThen(less func(a, b *sched.Job) bool) func(a, b *sched.Job) bool {
+	return func(a, b *sched.Job) bool {
+		if pa, pb := a.Priority(), b.Priority(); pa != pb {
+			return pa > pb
+		}
+		return less(a, b)
+	}
+}
+
 // TaskAsks includes the asks for task containers only.
 func TaskAsks(a *sched.Ask) bool { return !a.IsAM() }
 

@@ -7,6 +7,12 @@
 // it. With strict set, the first job in order blocks every later one until
 // its next request fits: plain head-of-line service.
 //
+// A job's priority comes before the order: every job of a higher priority is
+// served before any of a lower one, as YARN's application priority orders
+// applications within a queue. It is applied here, once, so FIFO and SJF
+// read it alike; with every priority equal (the default, 0) the order is
+// the policy's own.
+//
 // The set of jobs it picks from is kept by AsksChanged alone. The core calls
 // it whenever one of a job's asks starts or stops being outstanding, and a
 // job that finishes or is ended by its driver has its asks withdrawn (and
@@ -21,20 +27,22 @@ import (
 	"github.com/spindle-sched/spindle/sched"
 )
 
-// Less orders two jobs: true when a is served before b. It must be a strict
-// order that does not change while both jobs wait (ties broken by job ID).
+// Less orders two jobs of equal priority: true when a is served before b. It
+// must be a strict order that does not change while both jobs wait (ties
+// broken by job ID).
 type Less func(a, b *sched.Job) bool
 
 // Policy serves the jobs with outstanding asks in the order of its Less.
 type Policy struct {
 	strict  bool
-	wanting *jobq.Queue // jobs with outstanding asks, in order
+	wanting *jobq.Queue // jobs with outstanding asks, by priority, then in order
 }
 
-// New returns a policy serving jobs in the order of less; strict makes the
-// first job block every later one until its next request fits.
+// New returns a policy serving jobs by priority, then in the order of less;
+// strict makes the first job block every later one until its next request
+// fits.
 func New(less Less, strict bool) *Policy {
-	return &Policy{strict: strict, wanting: jobq.New(less, nil)}
+	return &Policy{strict: strict, wanting: jobq.New(jobq.PriorityThen(less), nil)}
 }
 
 // AsksChanged keeps the set of jobs with outstanding asks.

@@ -20,6 +20,8 @@ var (
 	node = []resource.Vector{resource.New(4, 8192)}
 )
 
+func prio(j sched.JobSpec, p int32) sched.JobSpec { j.Priority = p; return j }
+
 // byID and reverse are two orders; the policy must follow whichever it is
 // given, in both modes.
 func byID(a, b *sched.Job) bool    { return a.ID() < b.ID() }
@@ -43,6 +45,13 @@ func TestPickFollowsLess(t *testing.T) {
 			Jobs: three, Setup: schedtest.Steps(fill, schedtest.PlaceN(0, 0, 1))}, less: byID, strict: true},
 		{PickCase: schedtest.PickCase{Name: "strict: the first job's next ask when it fits", Jobs: three, Setup: fill, Want: "a"}, less: byID, strict: true},
 		{PickCase: schedtest.PickCase{Name: "strict, reversed: the last job", Jobs: three, Want: "c"}, less: reverse, strict: true},
+		{PickCase: schedtest.PickCase{Name: "a higher priority before the order", Jobs: []sched.JobSpec{job("a", none, 1, one), prio(job("b", none, 1, one), 1), job("c", none, 1, one)}, Want: "b"}, less: byID},
+		{PickCase: schedtest.PickCase{Name: "reversed: a higher priority before the order", Jobs: []sched.JobSpec{prio(job("a", none, 1, one), 1), job("b", none, 1, one), job("c", none, 1, one)}, Want: "a"}, less: reverse},
+		{PickCase: schedtest.PickCase{Name: "equal priorities: the order", Jobs: []sched.JobSpec{prio(job("a", none, 1, one), 2), prio(job("b", none, 1, one), 2), job("c", none, 1, one)}, Want: "b"}, less: reverse},
+		{PickCase: schedtest.PickCase{Name: "strict: the highest priority blocks the order",
+			Jobs: []sched.JobSpec{job("a", none, 3, one), prio(job("b", none, 1, big), 1)}, Setup: schedtest.PlaceN(0, 0, 2)}, less: byID, strict: true},
+		{PickCase: schedtest.PickCase{Name: "work-conserving: past a higher priority too big",
+			Jobs: []sched.JobSpec{job("a", none, 3, one), prio(job("b", none, 1, big), 1)}, Setup: schedtest.PlaceN(0, 0, 2), Want: "a"}, less: byID},
 		{PickCase: schedtest.PickCase{Name: "an AM is asked for like any other request",
 			Jobs: []sched.JobSpec{job("a", one, 1, one), job("b", none, 1, one)}, Want: "a", WantAM: true}, less: byID},
 	}
