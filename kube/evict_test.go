@@ -132,17 +132,3 @@ func TestPreemptionRespectsADisruptionBudget(t *testing.T) {
 		}
 	}
 }
-
-// A job's priority is its first pod's spec.priority, resolved from its
-// PriorityClass by the apiserver: it orders the job within its leaf.
-func TestPodPriority(t *testing.T) {
-	p := mkPod("ns", "p", "1")
-	if podPriority(p) != 0 {
-		t.Errorf("no priority: %d", podPriority(p))
-	}
-	prio := int32(-5)
-	p.Spec.Priority = &prio
-	if podPriority(p) != -5 {
-		t.Errorf("priority %d, want -5", podPriority(p))
-	}
-}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
-	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/kube/podmap"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -53,7 +53,7 @@ func (s *Scheduler) syncNodeObject(now clock.Time, name string, n *v1.Node) {
 	}
 	old := ns.node
 	ns.node = n
-	if p := nodePods(n); p != ns.slots {
+	if p := podmap.NodePods(n); p != ns.slots {
 		ns.slots = p
 		s.applySlots(now, ns)
 	}
@@ -153,30 +153,6 @@ func (s *Scheduler) syncForeign(now clock.Time, key string, p *v1.Pod) {
 	}
 }
 
-// externalRequest is what a foreign pod holds: its requests rounded up,
-// without the 1m a pod that requests nothing is given for our own pods.
-func externalRequest(p *v1.Pod) resource.Vector {
-	r := podRequest(p)
-	if r == (resource.Vector{resource.VCores: 1}) && noRequests(p) {
-		return resource.Vector{}
-	}
-	return r
-}
-
-func noRequests(p *v1.Pod) bool {
-	for _, c := range p.Spec.Containers {
-		if len(c.Resources.Requests) > 0 {
-			return false
-		}
-	}
-	for _, c := range p.Spec.InitContainers {
-		if len(c.Resources.Requests) > 0 {
-			return false
-		}
-	}
-	return len(p.Spec.Overhead) == 0 && (p.Spec.Resources == nil || len(p.Spec.Resources.Requests) == 0)
-}
-
 // syncPodObject brings the driver's and the core's view of one pod up to
 // date with p, the informer's latest object (nil: deleted).
 func (s *Scheduler) syncPodObject(now clock.Time, key string, p *v1.Pod) {
@@ -208,7 +184,7 @@ func (s *Scheduler) syncPodObject(now clock.Time, key string, p *v1.Pod) {
 // is adopted where it is bound, else asked for.
 func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 	id := identify(p)
-	req, reqErr := checkedRequest(p)
+	req, reqErr := podmap.CheckedRequest(p)
 	ps := &podState{key: key, uid: string(p.UID), pod: p, req: req, place: newPlacement(p)}
 	s.pods[key] = ps
 	if reqErr != nil {
@@ -263,7 +239,7 @@ func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState
 	if gen > 1 {
 		key = fmt.Sprintf("%s#%d", id.Job, gen)
 	}
-	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: podPriority(p)}
+	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: podmap.Priority(p)}
 	if h.Deadline > 0 {
 		// The goal counts from the pod's creation, which a restarted
 		// scheduler must not push back.
@@ -273,7 +249,7 @@ func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState
 		}
 	}
 	if id.AM {
-		spec.AM, _ = checkedRequest(p) // newPod checked it
+		spec.AM, _ = podmap.CheckedRequest(p) // newPod checked it
 	}
 	if !h.Demand.IsZero() {
 		spec.Demand = h.Demand.Add(spec.AM)

@@ -283,7 +283,7 @@ func Summarize(w *workload.Workload, r *Outcome, jobs []Job, run Run) *Summary {
 		s.DeadlineMetFrac = ptr(float64(met) / float64(goals))
 	}
 	s.LatenessAvgS, s.LatenessP95S = mean(late), quantile(late, 0.95)
-	if w.Cluster.ExternalLoad != nil {
+	if w.Cluster.ExternalLoad != nil || w.Cluster.Held() {
 		s.ExternalUnmet = &Unmet{VCoreS: r.ExternalUnmet[0], MemoryMBS: r.ExternalUnmet[1]}
 	}
 	s.ReducesPreempted = r.ReducesPreempted

@@ -8,6 +8,7 @@ import (
 	"github.com/spindle-sched/spindle/policy/dress"
 	"github.com/spindle-sched/spindle/policy/fair"
 	"github.com/spindle-sched/spindle/policy/fifo"
+	"github.com/spindle-sched/spindle/policy/kubescheduler"
 	"github.com/spindle-sched/spindle/policy/sjf"
 	"github.com/spindle-sched/spindle/policy/tetris"
 	"github.com/spindle-sched/spindle/sched"
@@ -24,7 +25,7 @@ const (
 )
 
 // builtin lists every policy, in the order `spindle policies` shows them:
-// YARN's baselines, then DRESS, then DJSF and its baselines, then the
+// YARN's baselines and Kubernetes', then DRESS, then DJSF and its baselines, then the
 // Adaptive line. Adding a policy is adding an entry here.
 var builtin = params.NewRegistry("policy",
 	Entry{Name: "fifo",
@@ -58,6 +59,14 @@ var builtin = params.NewRegistry("policy",
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
 			cfg := fair.Params(r, fair.DRF)
 			return func(v *sched.View) (sched.Policy, error) { return fair.New(v, cfg), nil }, nil
+		}},
+	Entry{Name: "kube-scheduler",
+		Summary:  "Kubernetes' default scheduler: pods one at a time in creation order (its backoff reorders those that found no room), each to the least-allocated, best-balanced node; no queues, no AM limit. The baseline 'spindle whatif' reproduces a recording with",
+		Queues:   "ignored: one queue of pods over every leaf's jobs, as kube-scheduler has no queues",
+		Priority: "ignored: kube-scheduler's queue puts higher pod priority first, which this model does not (yet) do; a recording of a cluster that uses PriorityClasses reproduces less well",
+		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
+			cfg := kubescheduler.Params(r)
+			return func(v *sched.View) (sched.Policy, error) { return kubescheduler.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "dress",
 		Summary:  "DRESS (Mao et al.): small- and large-demand pools, FIFO inside each; the small jobs' reserve ratio δ re-tuned every interval from pending demand and releases predicted from observed container transitions (dress:estimator=off is the ablation)",

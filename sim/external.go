@@ -17,7 +17,8 @@ import (
 // lost: whenever YARN holds more of a node than the load leaves it, the
 // excess is external demand that found no room, integrated over time.
 type external struct {
-	curve    *cluster.LoadCurve
+	curve    *cluster.LoadCurve // nil: per-group held steps instead
+	held     *heldSteps
 	step     clock.Duration
 	constant bool // one value for all time: sampled once
 
@@ -97,6 +98,10 @@ func (x *external) unmet() [2]float64 {
 // next sample.
 func (s *simulator) applyLoad() {
 	x := s.ext
+	if x.curve == nil {
+		s.applyHeld()
+		return
+	}
 	frac := x.curve.At(s.now)
 	if frac != s.core.ExternalLoad() {
 		if err := s.core.SetExternalLoad(s.now, frac); err != nil {

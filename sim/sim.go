@@ -252,12 +252,17 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	if opt.LoadStep < 0 {
 		return nil, fmt.Errorf("sim: negative load step %v", opt.LoadStep)
 	}
-	s := &simulator{w: w, opt: opt, ideal: w.Cluster.Ideal, freeReport: -1}
 	c := &w.Cluster
+	// Kubernetes timing is ideal mode's event-driven allocation with the
+	// launch delay kept: the pod start latency (workload.TimingKubernetes).
+	s := &simulator{w: w, opt: opt, ideal: c.Ideal || c.Timing == workload.TimingKubernetes, freeReport: -1}
 	s.nodePeriod, s.amPeriod = c.NodeHeartbeat, c.AMHeartbeat
 	s.launchDelay, s.launchJitter = c.LaunchDelay, c.LaunchJitter
 	if s.ideal {
-		s.nodePeriod, s.amPeriod, s.launchDelay, s.launchJitter = 0, 0, 0, 0
+		s.nodePeriod, s.amPeriod = 0, 0
+		if c.Ideal {
+			s.launchDelay, s.launchJitter = 0, 0
+		}
 	} else if s.nodePeriod <= 0 || s.amPeriod <= 0 {
 		return nil, errors.New("sim: heartbeat intervals must be positive outside ideal mode")
 	}
@@ -309,6 +314,8 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 		if s.ext, forecast, err = newExternal(l, &opt, step, n); err != nil {
 			return nil, err
 		}
+	} else if c.Held() {
+		s.ext = newHeld(c, n)
 	}
 
 	queues := make([]sched.QueueSpec, len(w.Queues))
@@ -458,6 +465,9 @@ func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 			// A curve that does not repeat stops being sampled after its
 			// last knot; one that repeats has shown every value within a
 			// period.
+			if x.curve == nil {
+				return false // held steps still to come may make room
+			}
 			p := x.curve.Period()
 			if p == 0 || s.now-markAt <= clock.Time(s.loadCycle(p)) {
 				return false

@@ -108,3 +108,19 @@ func FuzzSLS(f *testing.F) {
 		checkConversion(t, "sls", Options{SkipBad: skip}, bytesSource("fuzz.json", data))
 	})
 }
+
+func FuzzKube(f *testing.F) {
+	f.Add(seed(f, "testdata/kube/pods.json"), seed(f, "testdata/kube/nodes.json"), false)
+	f.Add([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"n","uid":"u","creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"nodeName":"x","containers":[{"name":"c"}]},"status":{"phase":"Succeeded","containerStatuses":[{"name":"c","state":{"terminated":{"startedAt":"2026-01-01T00:00:01Z","finishedAt":"2026-01-01T00:00:09Z"}}}]}}`), []byte(""), true)
+	f.Fuzz(func(t *testing.T, pods, nodes []byte, truncate bool) {
+		opt := Options{MachineVCores: 8, MachineMemory: 16384}
+		if truncate {
+			opt.Unfinished = UnfinishedTruncate
+		}
+		files := []source{bytesSource("fuzz-pods.json", pods)}
+		if len(nodes) > 0 {
+			files = append(files, bytesSource("fuzz-nodes.json", nodes))
+		}
+		checkConversion(t, "kube", opt, files...)
+	})
+}

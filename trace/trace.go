@@ -1,7 +1,9 @@
 // Package trace converts public cluster traces into spindle workloads
 // (format v1): the Parallel Workloads Archive's Standard Workload Format, the
-// Google 2011 cluster trace, the Alibaba 2018 batch trace, and the inputs of
-// YARN's Scheduler Load Simulator (SLS json and Rumen job histories).
+// Google 2011 cluster trace, the Alibaba 2018 batch trace, the inputs of
+// YARN's Scheduler Load Simulator (SLS json and Rumen job histories), and
+// snapshots of a Kubernetes cluster (kubectl get pods -o json, read by
+// kube/record).
 //
 // Converters stream their inputs line by line (gzip and sharded directories
 // included) and keep only compact per-task state, so memory grows with the
@@ -241,6 +243,12 @@ var formats = []Format{
 		Summary: "Google cluster-data 2011: task_events, optionally job_events and machine_events",
 		Inputs:  "task_events files or part-* shard directories (optionally .gz), plus job_events and machine_events; each is recognised by its name or its column count",
 		convert: convertGoogle,
+	},
+	{
+		Name:    "kube",
+		Summary: "a Kubernetes cluster's snapshot: kubectl get pods -A -o json, optionally nodes and events (the recorder's core; see docs/record.md)",
+		Inputs:  "the JSON of kubectl get pods -A -o json, and optionally of kubectl get nodes -o json and kubectl get events -A -o json (optionally .gz); each is recognised by its items' kind",
+		convert: convertKube,
 	},
 	{
 		Name:    "sls",

@@ -520,7 +520,7 @@ func TestParseSpec(t *testing.T) {
 	}
 	for spec, want := range map[string]string{
 		"swf":                       "--trace wants FORMAT:INPUT",
-		"nope:a":                    `unknown trace format "nope" (known: alibaba2018, google2011, sls, swf)`,
+		"nope:a":                    `unknown trace format "nope" (known: alibaba2018, google2011, kube, sls, swf)`,
 		"swf:a,nodes=x":             `nodes: want a whole number in [0, 1000000], got "x"`,
 		"swf:nodes=3":               `no input`,
 		"swf:a,unfinished=keep":     `unfinished: want drop or truncate, got "keep"`,

@@ -173,19 +173,19 @@ type mapping struct {
 
 var (
 	rootMapping    = mapping{[]string{"version", "cluster", "queues", "jobs"}, []string{"version", "cluster", "jobs"}}
-	clusterMapping = mapping{[]string{"nodes", "ideal", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load", "resource_calculator", "mapreduce_am"}, []string{"nodes"}}
+	clusterMapping = mapping{[]string{"nodes", "ideal", "timing", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load", "resource_calculator", "mapreduce_am"}, []string{"nodes"}}
 	mrMapping      = mapping{[]string{"model", "reduce_rampup_limit", "reduce_preemption_limit", "reducer_preempt_delay", "reducer_unconditional_preempt_delay"}, nil}
-	nodeMapping    = mapping{[]string{"count", "vcores", "memory_mb", "gpus", "disk_mb", "labels", "taints"}, []string{"vcores", "memory_mb"}}
+	nodeMapping    = mapping{[]string{"count", "vcores", "memory_mb", "gpus", "disk_mb", "labels", "taints", "external"}, []string{"vcores", "memory_mb"}}
 	taintMapping   = mapping{[]string{"key", "value", "effect"}, []string{"key", "effect"}}
 	tolMapping     = mapping{[]string{"key", "operator", "value", "effect"}, nil}
 	vectorMapping  = mapping{[]string{"vcores", "memory_mb", "gpus", "disk_mb"}, nil}
 	loadMapping    = mapping{[]string{"points", "period"}, []string{"points"}}
 	queueMapping   = mapping{[]string{"name", "capacity", "max_capacity", "weight"}, []string{"name", "capacity"}}
-	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "am", "deadline", "estimate", "node_selector", "tolerations", "phases"}, []string{"id", "phases"}}
-	phaseMapping   = mapping{[]string{"name", "tasks", "request", "duration", "start_after"}, []string{"tasks", "request", "duration"}}
+	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "am", "deadline", "estimate", "node_selector", "tolerations", "recorded", "phases"}, []string{"id", "phases"}}
+	phaseMapping   = mapping{[]string{"name", "tasks", "request", "duration", "start_after", "started", "unfinished"}, []string{"tasks", "request", "duration"}}
 )
 
-const maxKeys = 12 // the most keys of any mapping above
+const maxKeys = 13 // the most keys of any mapping above
 
 // decoder decodes the schema from a puller, collecting every problem rather
 // than stopping at the first.
@@ -496,6 +496,8 @@ func (d *decoder) cluster(c *Cluster) {
 			d.list(func(int) { c.Nodes = append(c.Nodes, d.nodeGroup()) })
 		case "ideal":
 			c.Ideal = d.boolean()
+		case "timing":
+			c.Timing = d.str()
 		case "node_heartbeat":
 			c.NodeHeartbeat = d.duration()
 		case "am_heartbeat":
@@ -554,6 +556,8 @@ func (d *decoder) nodeGroup() NodeGroup {
 		case "taints":
 			g.Taints = []Taint{}
 			d.list(func(int) { g.Taints = append(g.Taints, d.taint()) })
+		case "external":
+			g.External = d.heldSteps()
 		default:
 			dim := dimOf(key)
 			g.Capacity[dim] = d.resource(dim)
@@ -721,6 +725,8 @@ func (d *decoder) job(j *Job) {
 		case "tolerations":
 			j.Tolerations = []Toleration{}
 			d.list(func(int) { j.Tolerations = append(j.Tolerations, d.toleration()) })
+		case "recorded":
+			j.Recorded = d.recorded()
 		case "phases":
 			j.Phases = d.phases()
 		}
@@ -827,6 +833,10 @@ func (d *decoder) phase() Phase {
 			p.Durations = d.keepDurations(ds)
 		case "start_after":
 			p.StartAfter = d.float()
+		case "started":
+			p.Started = d.times()
+		case "unfinished":
+			p.Unfinished = d.count()
 		}
 	})
 	// In the struct one duration means "the same for every task"; in the

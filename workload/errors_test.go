@@ -59,13 +59,13 @@ jobs:
         request: {vcores: 1, mem: 1}
         duration: 1
         durations: [1]
-`, `w.yaml:4: cluster.nodes[0].cpu: unknown field (want one of count, vcores, memory_mb, gpus, disk_mb, labels, taints)
-w.yaml:5: cluster.heartbeat: unknown field (want one of nodes, ideal, node_heartbeat, am_heartbeat, launch_delay, launch_jitter, external_load, resource_calculator, mapreduce_am)
+`, `w.yaml:4: cluster.nodes[0].cpu: unknown field (want one of count, vcores, memory_mb, gpus, disk_mb, labels, taints, external)
+w.yaml:5: cluster.heartbeat: unknown field (want one of nodes, ideal, timing, node_heartbeat, am_heartbeat, launch_delay, launch_jitter, external_load, resource_calculator, mapreduce_am)
 w.yaml:10: jobs[0].phases[0].request.mem: unknown field (want one of vcores, memory_mb, gpus, disk_mb)
-w.yaml:12: jobs[0].phases[0].durations: unknown field (want one of name, tasks, request, duration, start_after)`},
+w.yaml:12: jobs[0].phases[0].durations: unknown field (want one of name, tasks, request, duration, start_after, started, unfinished)`},
 		{"unknown field json", "w.json", "{\"version\": 1,\n \"jobs\": [{\"id\": \"a\", \"\\u00e9\": {\"deep\": [1, {}]}}]}",
 			`w.json:1: cluster: is required
-w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, priority, am, deadline, estimate, node_selector, tolerations, phases)
+w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, priority, am, deadline, estimate, node_selector, tolerations, recorded, phases)
 w.json:2: jobs[0].phases: is required`},
 		{"duplicate key yaml", "w.yaml", "version: 1\n" + okCluster + "jobs:\n  - id: a\n    id: b\n    phases: [" + okPhase + "]\n",
 			"w.yaml:5: jobs[0].id: duplicate key (first at line 4)"},

@@ -192,6 +192,9 @@ func (c *checker) cluster(cl *Cluster) int {
 			}
 		}
 		c.pools(&g)
+		if valid {
+			c.external(&g)
+		}
 		c.pop(1)
 		if !valid {
 			continue
@@ -270,6 +273,7 @@ func (c *checker) cluster(cl *Cluster) int {
 		c.duration("period", l.Period, false)
 		c.pop(1)
 	}
+	c.timing(cl)
 	return largest
 }
 
@@ -413,6 +417,9 @@ func (c *checker) job(j *Job, ids map[string]int, queues map[string]bool, nodes 
 	if j.Estimate != 0 {
 		c.duration("estimate", j.Estimate, true)
 	}
+	if j.Recorded != nil {
+		c.recorded(j)
+	}
 	if len(j.Phases) == 0 {
 		c.add("phases", "must not be empty")
 	}
@@ -456,6 +463,7 @@ func (c *checker) phase(j *Job, k int, ph *Phase, nodes []NodeGroup, largest int
 		}
 		c.pop(1)
 	}
+	c.started(ph)
 	switch {
 	case k == 0 && ph.StartAfter != 1:
 		c.add("start_after", "not allowed on the first phase")

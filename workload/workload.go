@@ -59,6 +59,10 @@ type Cluster struct {
 	// capacity over time; nil when the machines are dedicated.
 	ExternalLoad *ExternalLoad
 
+	// Timing is the timing model: "" or TimingYARN (heartbeats), or
+	// TimingKubernetes (no heartbeats; see TimingKubernetes).
+	Timing string
+
 	// Calculator is how the resource manager compares amounts of
 	// resource (resource_calculator: memory, YARN's default
 	// DefaultResourceCalculator, or dominant): every policy's
@@ -148,6 +152,10 @@ type NodeGroup struct {
 	Capacity resource.Vector
 	Labels   map[string]string
 	Taints   []Taint
+	// External is what other workloads hold on each node of the group over
+	// time (a recorded cluster's daemonsets and other schedulers' pods);
+	// nil when nothing else runs there.
+	External []HeldStep
 }
 
 // ExternalLoad is a piecewise-linear fraction of each node's capacity used by
@@ -208,6 +216,10 @@ type Job struct {
 	Tolerations  []Toleration
 
 	Phases []Phase
+
+	// Recorded is what a recording saw of the job; nil for a workload
+	// that was not recorded. Simulations ignore it.
+	Recorded *Recorded
 }
 
 // Phase is a set of tasks with the same request, run after the previous phase.
@@ -222,6 +234,14 @@ type Phase struct {
 	// slow-start). 1 means the previous phase must be complete. Always 1 for
 	// the first phase.
 	StartAfter float64
+
+	// Started holds, in a recorded workload, when each task started
+	// (container start, workload time); nil otherwise. Simulations ignore
+	// it.
+	Started []clock.Time
+	// Unfinished is how many of the phase's last tasks were still running
+	// when the recording stopped: their durations are lower bounds.
+	Unfinished int
 }
 
 // Duration returns the true duration of task i of the phase.

@@ -246,6 +246,10 @@ func (e *encoder) nodeGroup(g NodeGroup) {
 		}
 		e.s("]")
 	}
+	if g.External != nil {
+		e.key(&first, ", ", "external")
+		e.heldSteps(g.External)
+	}
 	e.s("}")
 }
 
@@ -342,6 +346,10 @@ func (e *encoder) clusterFields(c *Cluster, sep string) {
 		e.key(&first, sep, "ideal")
 		e.s("true")
 	}
+	if c.Timing != "" {
+		e.key(&first, sep, "timing")
+		e.str(c.Timing)
+	}
 	if c.NodeHeartbeat != DefaultNodeHeartbeat {
 		e.key(&first, sep, "node_heartbeat")
 		e.duration(c.NodeHeartbeat)
@@ -436,6 +444,10 @@ func (e *encoder) jobFields(j *Job, sep string) {
 		e.key(&first, sep, "tolerations")
 		e.tolerations(j.Tolerations)
 	}
+	if j.Recorded != nil {
+		e.key(&first, sep, "recorded")
+		e.recorded(j.Recorded)
+	}
 	e.key(&first, sep, "phases")
 }
 
@@ -466,6 +478,14 @@ func (e *encoder) phaseFields(p *Phase, sep string) {
 		e.key(&first, sep, "start_after")
 		e.float(p.StartAfter)
 	}
+	if p.Started != nil {
+		e.key(&first, sep, "started")
+		e.times(p.Started)
+	}
+	if p.Unfinished != 0 {
+		e.key(&first, sep, "unfinished")
+		e.int(int64(p.Unfinished))
+	}
 }
 
 // writeQueues reports whether the queue list differs from the one Parse
@@ -478,50 +498,11 @@ func (e *encoder) jsonDoc(w *Workload) {
 	e.buf = e.bw.AvailableBuffer()
 	e.s("{\n  \"version\": ")
 	e.int(int64(w.Version))
-	e.s(",\n  \"cluster\": {\n    \"nodes\": [")
-	for i, g := range w.Cluster.Nodes {
-		if i > 0 {
-			e.s(",")
-		}
-		e.s("\n      ")
-		e.nodeGroup(g)
-	}
-	if len(w.Cluster.Nodes) > 0 {
-		e.s("\n    ")
-	}
-	e.s("]")
-	e.clusterFields(&w.Cluster, ",\n    ")
-	e.s("\n  }")
-	if writeQueues(w.Queues) {
-		e.s(",\n  \"queues\": [")
-		for i, q := range w.Queues {
-			if i > 0 {
-				e.s(",")
-			}
-			e.s("\n    ")
-			e.queue(q)
-		}
-		e.s("\n  ]")
-	}
+	e.jsonCluster(&w.Cluster)
+	e.jsonQueues(w.Queues)
 	e.s(",\n  \"jobs\": [")
 	for i := range w.Jobs {
-		j := &w.Jobs[i]
-		if i > 0 {
-			e.s(",")
-		}
-		e.s("\n    {")
-		e.jobFields(j, ", ")
-		e.s("[")
-		for k := range j.Phases {
-			if k > 0 {
-				e.s(", ")
-			}
-			e.s("{")
-			e.phaseFields(&j.Phases[k], ", ")
-			e.s("}")
-		}
-		e.s("]}")
-		e.commit()
+		e.jsonJob(&w.Jobs[i], i == 0)
 	}
 	if len(w.Jobs) > 0 {
 		e.s("\n  ")
@@ -530,46 +511,117 @@ func (e *encoder) jsonDoc(w *Workload) {
 	e.commit()
 }
 
+// jsonCluster writes the cluster key of a JSON document, after another key.
+func (e *encoder) jsonCluster(c *Cluster) {
+	e.s(",\n  \"cluster\": {\n    \"nodes\": [")
+	for i, g := range c.Nodes {
+		if i > 0 {
+			e.s(",")
+		}
+		e.s("\n      ")
+		e.nodeGroup(g)
+	}
+	if len(c.Nodes) > 0 {
+		e.s("\n    ")
+	}
+	e.s("]")
+	e.clusterFields(c, ",\n    ")
+	e.s("\n  }")
+}
+
+// jsonQueues writes the queues key of a JSON document, after another key,
+// when the list differs from the default.
+func (e *encoder) jsonQueues(qs []Queue) {
+	if !writeQueues(qs) {
+		return
+	}
+	e.s(",\n  \"queues\": [")
+	for i, q := range qs {
+		if i > 0 {
+			e.s(",")
+		}
+		e.s("\n    ")
+		e.queue(q)
+	}
+	e.s("\n  ]")
+}
+
+// jsonJob writes one element of a JSON job list and commits it.
+func (e *encoder) jsonJob(j *Job, first bool) {
+	if !first {
+		e.s(",")
+	}
+	e.s("\n    {")
+	e.jobFields(j, ", ")
+	e.s("[")
+	for k := range j.Phases {
+		if k > 0 {
+			e.s(", ")
+		}
+		e.s("{")
+		e.phaseFields(&j.Phases[k], ", ")
+		e.s("}")
+	}
+	e.s("]}")
+	e.commit()
+}
+
 func (e *encoder) yamlDoc(w *Workload) {
 	e.buf = e.bw.AvailableBuffer()
 	e.s("version: ")
 	e.int(int64(w.Version))
-	e.s("\ncluster:\n  nodes:")
-	if len(w.Cluster.Nodes) == 0 {
-		e.s(" []")
-	}
-	for _, g := range w.Cluster.Nodes {
-		e.s("\n    - ")
-		e.nodeGroup(g)
-	}
-	e.clusterFields(&w.Cluster, "\n  ")
-	if writeQueues(w.Queues) {
-		e.s("\nqueues:")
-		for _, q := range w.Queues {
-			e.s("\n  - ")
-			e.queue(q)
-		}
-	}
+	e.yamlCluster(&w.Cluster)
+	e.yamlQueues(w.Queues)
 	e.s("\njobs:")
 	if len(w.Jobs) == 0 {
 		e.s(" []")
 	}
 	for i := range w.Jobs {
-		j := &w.Jobs[i]
-		e.s("\n  - ")
-		e.jobFields(j, "\n    ")
-		if len(j.Phases) == 0 {
-			e.s("[]")
-		} else {
-			e.buf = e.buf[:len(e.buf)-1] // no space after "phases:"
-		}
-		for k := range j.Phases {
-			e.s("\n      - ")
-			e.phaseFields(&j.Phases[k], "\n        ")
-		}
-		e.commit()
+		e.yamlJob(&w.Jobs[i])
 	}
 	e.s("\n")
+	e.commit()
+}
+
+// yamlCluster writes the cluster key of a YAML document on a new line.
+func (e *encoder) yamlCluster(c *Cluster) {
+	e.s("\ncluster:\n  nodes:")
+	if len(c.Nodes) == 0 {
+		e.s(" []")
+	}
+	for _, g := range c.Nodes {
+		e.s("\n    - ")
+		e.nodeGroup(g)
+	}
+	e.clusterFields(c, "\n  ")
+}
+
+// yamlQueues writes the queues key of a YAML document on a new line, when
+// the list differs from the default.
+func (e *encoder) yamlQueues(qs []Queue) {
+	if !writeQueues(qs) {
+		return
+	}
+	e.s("\nqueues:")
+	for _, q := range qs {
+		e.s("\n  - ")
+		e.queue(q)
+	}
+}
+
+// yamlJob writes one element of a YAML job list and commits it.
+func (e *encoder) yamlJob(j *Job) {
+	e.s("\n  - ")
+	e.jobFields(j, "\n    ")
+	if len(j.Phases) == 0 {
+		e.s("[]")
+	} else {
+		e.buf = e.buf[:len(e.buf)-1] // no space after "phases:"
+	}
+	for k := range j.Phases {
+		e.s("\n      - ")
+		e.phaseFields(&j.Phases[k], "\n        ")
+	}
 	e.commit()
 }
 

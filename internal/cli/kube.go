@@ -7,10 +7,11 @@ func newKube() *cobra.Command {
 		Use:   "kube",
 		Short: "Run spindle against a Kubernetes cluster",
 		Long: `kube groups the commands that work on a real Kubernetes apiserver: replaying a
-workload as pods on kwok nodes, and measuring a scheduler's throughput.`,
+workload as pods on kwok nodes, recording what a running cluster runs, and
+measuring a scheduler's throughput.`,
 		Args: cobra.NoArgs,
 	}
 	// The subcommands; adding one is adding it here.
-	cmd.AddCommand(newKubeSchedule(), newKubeReplay(), newKubeBench())
+	cmd.AddCommand(newKubeSchedule(), newKubeReplay(), newKubeBench(), newKubeRecord())
 	return cmd
 }

@@ -73,7 +73,8 @@ directory stands for its part-* shards, in name order.
 Formats:
 ` + formatList() + `
 Every malformed record stops the conversion with FILE:LINE: what is wrong;
---skip-bad skips such records instead, and counts them. What a format leaves
+--skip-bad skips such records instead, and counts them. For kube, malformed
+objects are always skipped and counted, each named as FILE: items[N]. What a format leaves
 out by design (records with no run time, tasks that never finished, ...) is
 counted on stderr. docs/traces.md gives each mapping and its assumptions.
 
@@ -82,7 +83,9 @@ The same options work for 'simulate --trace FORMAT:INPUT,KEY=VALUE', e.g.
 		Example: `  spindle trace convert --from swf NASA-iPSC-1993-3.1-cln.swf.gz -o nasa.yaml
   spindle trace convert --from google2011 task_events/ job_events/ machine_events/ -o google.json.gz
   spindle trace convert --from alibaba2018 batch_task.csv batch_instance.csv --end 86400 -o ali.json
-  spindle trace convert --from sls inputsls.json -o sls.yaml`,
+  spindle trace convert --from sls inputsls.json -o sls.yaml
+  kubectl get pods -A -o json >pods.json; kubectl get nodes -o json >nodes.json
+  spindle trace convert --from kube pods.json nodes.json -o cluster.json`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, inputs []string) error {
 			if format == "" {

@@ -69,7 +69,7 @@ func TestTraceErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"trace", "convert", smallSWF, "-o", out}, 2, "spindle: no format: pass --from FORMAT (alibaba2018, google2011, sls, swf)"},
+		{[]string{"trace", "convert", smallSWF, "-o", out}, 2, "spindle: no format: pass --from FORMAT (alibaba2018, google2011, kube, sls, swf)"},
 		{[]string{"trace", "convert", "--from", "pbs", smallSWF, "-o", out}, 2, `spindle: unknown trace format "pbs"`},
 		{[]string{"trace", "convert", "--from", "swf", "-o", out}, 2, "spindle: no input"},
 		{[]string{"trace", "convert", "--from", "swf", smallSWF}, 2, "spindle: no output file"},

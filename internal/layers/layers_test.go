@@ -57,19 +57,25 @@ var rules = []rule{
 	// The drivers see the core, never a scheme, never each other.
 	{"sim/internal/...", nil},
 	{"sim", cat(core, data, []string{"sim/internal/..."})},
+	// The pod mapping is a leaf every Kubernetes-facing package shares.
+	{"kube/podmap", []string{"clock", "resource"}},
 	{"kube/replay", cat(core, data, []string{"kube/kwok"})},
+	// The recorder reads pods as the scheduler maps them, and writes a
+	// workload.
+	{"kube/record", cat(core, data, []string{"kube/podmap"})},
 	{"kube/kubescript", cat(core, schemes, []string{"kube", "internal/datadriven"})},
 	{"kube/...", cat(core, []string{"kube/..."})},
-	{"kube", cat(core, []string{"kube/observe"})},
+	{"kube", cat(core, []string{"kube/observe", "kube/podmap"})},
 
 	// Assemblies.
 	{"runner/simtest", []string{"runner", "workload"}},
 	{"runner/wlgen", nil},
 	{"runner", cat(core, schemes, data, []string{"sim"})},
 	{"scenario", []string{"clock", "resource", "workload"}},
-	{"trace", []string{"clock", "resource", "workload"}},
+	{"trace", []string{"clock", "resource", "workload", "kube/record"}},
 	// The report reads a scheme's section with the scheme's own type.
 	{"report", []string{"clock", "cluster", "metrics", "policy/dress", "admission/autoadmin"}},
+	{"whatif", []string{"clock", "resource", "workload", "metrics"}},
 	{"experiments/...", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 	{"experiments", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 

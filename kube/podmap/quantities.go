@@ -1,4 +1,4 @@
-package kube
+package podmap
 
 import (
 	"fmt"
@@ -58,9 +58,9 @@ func checkQuantities(rl v1.ResourceList) error {
 	return nil
 }
 
-// checkedRequest is podRequest for a pod whose requests the core can count,
+// CheckedRequest is PodRequest for a pod whose requests the core can count,
 // and an error saying which one it cannot (too large, or negative).
-func checkedRequest(p *v1.Pod) (resource.Vector, error) {
+func CheckedRequest(p *v1.Pod) (resource.Vector, error) {
 	rl := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
 	if err := checkQuantities(rl); err != nil {
 		return resource.Vector{}, err
@@ -78,10 +78,10 @@ func capQuantity(name v1.ResourceName, q apiresource.Quantity) *apiresource.Quan
 	return &q
 }
 
-// nodePods is the node's "pods" allocatable: how many pods it takes at
+// NodePods is the node's "pods" allocatable: how many pods it takes at
 // once, all schedulers' together, as kube-scheduler counts it. 0 (a node
 // that does not report it) means no limit.
-func nodePods(n *v1.Node) int {
+func NodePods(n *v1.Node) int {
 	q, ok := n.Status.Allocatable[v1.ResourcePods]
 	if !ok || q.Sign() <= 0 {
 		return 0

@@ -11,32 +11,8 @@ import (
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
 )
-
-func TestIdentify(t *testing.T) {
-	cases := []struct {
-		name   string
-		ns     string
-		labels map[string]string
-		want   podIdentity
-	}{
-		{"lone pod, queue from namespace", "team-a", nil, podIdentity{Job: "pod:team-a/p", Lone: true, Queue: "team-a"}},
-		{"spindle job task", "ns", map[string]string{LabelJob: "j1"}, podIdentity{Job: "ns/j1", Queue: "ns"}},
-		{"spindle job AM with queue", "ns", map[string]string{LabelJob: "j1", LabelRole: "am", LabelQueue: "gold"}, podIdentity{Job: "ns/j1", AM: true, Queue: "gold"}},
-		{"spark driver", "ns", map[string]string{LabelSparkApp: "spark-123", LabelSparkRole: "driver"}, podIdentity{Job: "ns/spark-123", AM: true, Queue: "ns"}},
-		{"spark executor", "ns", map[string]string{LabelSparkApp: "spark-123", LabelSparkRole: "executor"}, podIdentity{Job: "ns/spark-123", Queue: "ns"}},
-		{"spindle.io/job wins over spark", "ns", map[string]string{LabelJob: "mine", LabelSparkApp: "spark-123"}, podIdentity{Job: "ns/mine", Queue: "ns"}},
-		{"role without a job is a lone pod", "ns", map[string]string{LabelSparkRole: "driver"}, podIdentity{Job: "pod:ns/p", Lone: true, Queue: "ns"}},
-	}
-	for _, c := range cases {
-		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: c.ns, Labels: c.labels}}
-		if got := identify(p); got != c.want {
-			t.Errorf("%s: identify = %+v, want %+v", c.name, got, c.want)
-		}
-	}
-}
 
 func rl(kv ...string) v1.ResourceList {
 	out := v1.ResourceList{}
@@ -44,55 +20,6 @@ func rl(kv ...string) v1.ResourceList {
 		out[v1.ResourceName(kv[i])] = apiresource.MustParse(kv[i+1])
 	}
 	return out
-}
-
-func podWith(containers ...v1.ResourceList) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}}
-	for _, r := range containers {
-		p.Spec.Containers = append(p.Spec.Containers, v1.Container{Name: "c", Resources: v1.ResourceRequirements{Requests: r}})
-	}
-	return p
-}
-
-func TestPodRequest(t *testing.T) {
-	withInit := podWith(rl("cpu", "250m", "memory", "100Mi"))
-	withInit.Spec.InitContainers = []v1.Container{{Name: "i", Resources: v1.ResourceRequirements{Requests: rl("cpu", "2", "memory", "10Mi")}}}
-	withOverhead := podWith(rl("cpu", "1"))
-	withOverhead.Spec.Overhead = rl("cpu", "100m", "memory", "64Mi")
-	cases := []struct {
-		name string
-		pod  *v1.Pod
-		want resource.Vector
-	}{
-		{"fractional CPU exact", podWith(rl("cpu", "500m", "memory", "1Gi")), resource.Vector{500, 1024, 0, 0}},
-		{"decimal memory rounds up", podWith(rl("cpu", "1", "memory", "1G")), resource.Vector{1000, 954, 0, 0}}, // 1e9 B = 953.67 MiB
-		{"one byte over a MiB rounds up", podWith(rl("memory", "1048577")), resource.Vector{0, 2, 0, 0}},
-		{"containers add up", podWith(rl("cpu", "100m"), rl("cpu", "150m", "memory", "1Mi")), resource.Vector{250, 1, 0, 0}},
-		{"init container max", withInit, resource.Vector{2000, 100, 0, 0}},
-		{"overhead counts", withOverhead, resource.Vector{1100, 64, 0, 0}},
-		{"gpu and storage", podWith(rl("cpu", "1", "nvidia.com/gpu", "2", "ephemeral-storage", "1Gi")), resource.Vector{1000, 0, 2, 1024}},
-		{"nothing requested is 1m", podWith(nil), resource.Vector{1, 0, 0, 0}},
-	}
-	for _, c := range cases {
-		if got := podRequest(c.pod); got != c.want {
-			t.Errorf("%s: podRequest = %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
-func TestNodeCapacityRoundsDown(t *testing.T) {
-	n := &v1.Node{Status: v1.NodeStatus{Allocatable: rl("cpu", "3500m", "memory", "1000000Ki", "nvidia.com/gpu", "1", "ephemeral-storage", "1G", "pods", "110")}}
-	// 1000000 KiB = 976.5625 MiB; 1e9 B = 953.67 MiB.
-	want := resource.Vector{3500, 976, 1, 953}
-	if got := nodeCapacity(n); got != want {
-		t.Fatalf("nodeCapacity = %v, want %v", got, want)
-	}
-	// The same quantity asked and offered: the request is never smaller
-	// than what the node offers, so nothing is overcommitted.
-	q := apiresource.MustParse("1000000Ki")
-	if mibUp(q) < mibDown(q) || mibUp(q)-mibDown(q) != 1 {
-		t.Fatalf("rounding: up %d, down %d", mibUp(q), mibDown(q))
-	}
 }
 
 func TestNodeSchedulable(t *testing.T) {
@@ -169,47 +96,6 @@ func TestPlacementClass(t *testing.T) {
 	}
 	if c := placementClass(mk(map[string]string{"x": "1", "y": "2"}, v1.Toleration{Key: "k", Operator: v1.TolerationOpExists})); c == a {
 		t.Errorf("a toleration does not change the class %q", c)
-	}
-}
-
-func TestReadHints(t *testing.T) {
-	cases := []struct {
-		name    string
-		ann     map[string]string
-		want    jobHints
-		wantErr string
-	}{
-		{"none", nil, jobHints{}, ""},
-		{"estimate and deadline", map[string]string{AnnotationEstimate: "2m", AnnotationDeadline: "600"}, jobHints{Estimate: 2 * clock.Minute, Deadline: 600 * clock.Second}, ""},
-		{"demand", map[string]string{AnnotationDemand: "cpu=8,memory=16Gi"}, jobHints{Demand: resource.Vector{8000, 16384, 0, 0}}, ""},
-		{"demand times", map[string]string{AnnotationDemand: "4*cpu=500m,memory=1G"}, jobHints{Demand: resource.Vector{2000, 4 * 954, 0, 0}}, ""},
-		{"spark executors", map[string]string{AnnotationSparkInstances: "10", AnnotationSparkCores: "2", AnnotationSparkMemory: "4g"},
-			jobHints{Demand: resource.Vector{20000, 10 * (4096 + 409), 0, 0}}, ""},
-		{"spark small executors get 384m overhead", map[string]string{AnnotationSparkInstances: "2", AnnotationSparkMemory: "512m"},
-			jobHints{Demand: resource.Vector{2000, 2 * (512 + 384), 0, 0}}, ""},
-		{"spark explicit overhead", map[string]string{AnnotationSparkInstances: "1", AnnotationSparkMemory: "1g", AnnotationSparkOverhead: "100m"},
-			jobHints{Demand: resource.Vector{1000, 1124, 0, 0}}, ""},
-		{"demand annotation wins over spark", map[string]string{AnnotationDemand: "cpu=1", AnnotationSparkInstances: "10"}, jobHints{Demand: resource.Vector{1000, 0, 0, 0}}, ""},
-		{"bad estimate", map[string]string{AnnotationEstimate: "soon"}, jobHints{}, AnnotationEstimate},
-		{"negative deadline", map[string]string{AnnotationDeadline: "-5s"}, jobHints{}, AnnotationDeadline},
-		{"bad demand resource", map[string]string{AnnotationDemand: "cpus=1"}, jobHints{}, `unknown resource "cpus"`},
-		{"bad demand quantity", map[string]string{AnnotationDemand: "cpu=lots"}, jobHints{}, AnnotationDemand},
-		{"bad demand count", map[string]string{AnnotationDemand: "x*cpu=1"}, jobHints{}, "count before"},
-		{"bad spark instances", map[string]string{AnnotationSparkInstances: "many"}, jobHints{}, AnnotationSparkInstances},
-		{"bad spark memory", map[string]string{AnnotationSparkInstances: "1", AnnotationSparkMemory: "4x"}, jobHints{}, AnnotationSparkMemory},
-	}
-	for _, c := range cases {
-		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Annotations: c.ann}}
-		got, err := readHints(p)
-		if c.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Errorf("%s: err = %v, want one mentioning %q", c.name, err, c.wantErr)
-			}
-			continue
-		}
-		if err != nil || got != c.want {
-			t.Errorf("%s: readHints = %+v, %v; want %+v", c.name, got, err, c.want)
-		}
 	}
 }
 
@@ -294,17 +180,5 @@ func TestDeployConfigParses(t *testing.T) {
 	}
 	if got := c.resolveQueue("etl"); got != "etl" {
 		t.Errorf("queue etl resolves to %q", got)
-	}
-}
-
-// The Spark example's declared demand reads as four 1-CPU executors.
-func TestSparkExampleDemand(t *testing.T) {
-	d, err := parseDemand("4*cpu=1,memory=2432Mi")
-	if err != nil || d != (resource.Vector{4000, 4 * 2432, 0, 0}) {
-		t.Fatalf("demand = %v, %v", d, err)
-	}
-	s, err := sparkDemand(map[string]string{AnnotationSparkInstances: "4", AnnotationSparkCores: "1", AnnotationSparkMemory: "2g"})
-	if err != nil || s != d {
-		t.Fatalf("spark demand = %v, %v; want %v", s, err, d)
 	}
 }

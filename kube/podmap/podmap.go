@@ -1,9 +1,12 @@
-package kube
+// Package podmap is how spindle reads Kubernetes pods and nodes: which job a
+// pod belongs to and its role in it, what it requests and what a node
+// offers, as the scheduling core counts them. The live scheduler (package
+// kube), the recorder (kube/record) and the snapshot converter all map pods
+// through it, so a recorded workload has the jobs the scheduler would have
+// seen. docs/kube.md, "How pods become jobs", states the mapping.
+package podmap
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -12,8 +15,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/resource"
@@ -27,6 +28,13 @@ const (
 	LabelRole      = "spindle.io/role"
 	LabelSparkRole = "spark-role"
 	LabelQueue     = "spindle.io/queue"
+
+	// Set by other controllers on the pods they create.
+	LabelJobSetName          = "jobset.sigs.k8s.io/jobset-name"
+	LabelBatchJobName        = "batch.kubernetes.io/job-name"
+	LabelBatchControllerUID  = "batch.kubernetes.io/controller-uid"
+	LabelLegacyJobName       = "job-name"
+	LabelLegacyControllerUID = "controller-uid"
 
 	AnnotationEstimate = "spindle.io/estimate"
 	AnnotationDeadline = "spindle.io/deadline"
@@ -45,56 +53,158 @@ const (
 
 const mib = 1 << 20
 
-// podIdentity is where a pod belongs: its job and its role in it.
-type podIdentity struct {
-	Job   string // namespace/label value, or "pod:namespace/name" for a lone pod
+// Kind says what grouped a pod into its job.
+type Kind uint8
+
+// The kinds, in the order the mapping tries them.
+const (
+	KindLone     Kind = iota // a pod of its own: a one-task job
+	KindSpindle              // spindle.io/job
+	KindSpark                // spark-app-selector (Spark on Kubernetes)
+	KindJobSet               // jobset.sigs.k8s.io/jobset-name (a JobSet's Jobs)
+	KindBatchJob             // a batch/v1 Job: its labels, else its ownerReference
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindSpindle:
+		return "spindle.io/job"
+	case KindSpark:
+		return "spark"
+	case KindJobSet:
+		return "jobset"
+	case KindBatchJob:
+		return "batch job"
+	}
+	return "lone pod"
+}
+
+// Identity is where a pod belongs: its job and its role in it.
+type Identity struct {
+	// Job names the job: "namespace/value" of spindle.io/job or
+	// spark-app-selector, "namespace/jobset/<name>" for a JobSet,
+	// "namespace/job/<name>" for a batch Job, "pod:namespace/name" for a
+	// lone pod.
+	Job  string
+	Kind Kind
+	// UID is the owning object's UID when the pod names it (a batch Job's
+	// controller-uid): it tells apart two Jobs of one name created one
+	// after the other. Empty otherwise.
+	UID   string
 	AM    bool
 	Lone  bool
 	Queue string
 }
 
-// identify maps a pod to its job: pods sharing spindle.io/job (else Spark's
-// spark-app-selector) in one namespace form a job, its AM the pod labelled
-// spark-role=driver or spindle.io/role=am; any other pod is a one-task job.
-func identify(p *v1.Pod) podIdentity {
-	id := podIdentity{Queue: p.Labels[LabelQueue]}
+// Identify maps a pod to its job. Pods of one namespace form one job when
+// they share, in this order: spindle.io/job; Spark's spark-app-selector; a
+// JobSet's jobset.sigs.k8s.io/jobset-name; a batch/v1 Job's
+// batch.kubernetes.io/job-name (or the older job-name, or an
+// ownerReference to a batch/v1 Job). The job's AM is its pod labelled
+// spark-role=driver or spindle.io/role=am; the other pods are its tasks.
+// Any other pod is a one-task job. The queue is the pod's spindle.io/queue
+// label, else its namespace.
+func Identify(p *v1.Pod) Identity {
+	id := Identity{Queue: p.Labels[LabelQueue]}
 	if id.Queue == "" {
 		id.Queue = p.Namespace
 	}
+	l := p.Labels
 	switch {
-	case p.Labels[LabelJob] != "":
-		id.Job = p.Namespace + "/" + p.Labels[LabelJob]
-	case p.Labels[LabelSparkApp] != "":
-		id.Job = p.Namespace + "/" + p.Labels[LabelSparkApp]
+	case l[LabelJob] != "":
+		id.Job, id.Kind = p.Namespace+"/"+l[LabelJob], KindSpindle
+	case l[LabelSparkApp] != "":
+		id.Job, id.Kind = p.Namespace+"/"+l[LabelSparkApp], KindSpark
+	case l[LabelJobSetName] != "":
+		id.Job, id.Kind = p.Namespace+"/jobset/"+l[LabelJobSetName], KindJobSet
 	default:
-		id.Job = "pod:" + p.Namespace + "/" + p.Name
-		id.Lone = true
-		return id
+		name, uid := batchJob(p)
+		if name == "" {
+			id.Job, id.Kind, id.Lone = "pod:"+p.Namespace+"/"+p.Name, KindLone, true
+			return id
+		}
+		id.Job, id.Kind, id.UID = p.Namespace+"/job/"+name, KindBatchJob, uid
 	}
-	id.AM = p.Labels[LabelSparkRole] == "driver" || p.Labels[LabelRole] == "am"
+	id.AM = l[LabelSparkRole] == "driver" || l[LabelRole] == "am"
 	return id
 }
 
-// podPriority is the pod's spec.priority, which the priority admission
+// batchJob returns the name and UID of the batch/v1 Job that owns p, from
+// the labels the Job controller puts on its pods (the current ones, else
+// the older unprefixed ones) or else from p's controller ownerReference;
+// "" when no Job owns p.
+func batchJob(p *v1.Pod) (name, uid string) {
+	l := p.Labels
+	if name = l[LabelBatchJobName]; name == "" {
+		name = l[LabelLegacyJobName]
+	}
+	if uid = l[LabelBatchControllerUID]; uid == "" {
+		uid = l[LabelLegacyControllerUID]
+	}
+	if name != "" {
+		return name, uid
+	}
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "Job" && (o.APIVersion == "batch/v1" || strings.HasPrefix(o.APIVersion, "batch/")) && o.Controller != nil && *o.Controller {
+			return o.Name, string(o.UID)
+		}
+	}
+	return "", ""
+}
+
+// Priority is the pod's spec.priority, which the priority admission
 // plugin resolves from its PriorityClass (0 when it names none and no
 // global default exists). A job takes its first pod's, its driver's when it
 // has one: Spark gives driver and executors the same class. It orders the
 // job within its leaf queue (sched.JobSpec.Priority).
-func podPriority(p *v1.Pod) int32 {
+func Priority(p *v1.Pod) int32 {
 	if p.Spec.Priority == nil {
 		return 0
 	}
 	return *p.Spec.Priority
 }
 
-// podRequest is what the pod asks for, as the core counts it: CPU in
+// PodRequest is what the pod asks for, as the core counts it: CPU in
 // milli-vcores (exact: Kubernetes quantities have milli resolution), memory
 // and ephemeral storage in MiB rounded up, GPUs whole. Init containers,
 // sidecars, pod-level resources and overhead count as kube-scheduler counts
 // them (component-helpers' PodRequests). A pod that requests nothing is
 // counted as 1m of CPU so that it still takes a place in the core's books.
-func podRequest(p *v1.Pod) resource.Vector {
+func PodRequest(p *v1.Pod) resource.Vector {
 	return requestVector(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
+}
+
+// Held is what a pod holds of its node when the scheduler does not own it
+// (a daemonset's, another scheduler's): its requests as PodRequest counts
+// them, but nothing, not 1m of CPU, when it requests nothing, and nothing
+// when CheckedRequest refuses them (no node can hold such a pod, and a
+// count that wrapped around would make the node look emptier than it is).
+func Held(p *v1.Pod) resource.Vector {
+	if NoRequests(p) {
+		return resource.Vector{}
+	}
+	v, err := CheckedRequest(p)
+	if err != nil {
+		return resource.Vector{}
+	}
+	return v
+}
+
+// NoRequests reports whether the pod requests nothing at all: no
+// container, init container, pod-level resources or overhead names a
+// request. PodRequest counts such a pod as 1m of CPU.
+func NoRequests(p *v1.Pod) bool {
+	for _, c := range p.Spec.Containers {
+		if len(c.Resources.Requests) > 0 {
+			return false
+		}
+	}
+	for _, c := range p.Spec.InitContainers {
+		if len(c.Resources.Requests) > 0 {
+			return false
+		}
+	}
+	return len(p.Spec.Overhead) == 0 && (p.Spec.Resources == nil || len(p.Spec.Resources.Requests) == 0)
 }
 
 func requestVector(rl v1.ResourceList) resource.Vector {
@@ -117,10 +227,10 @@ func requestVector(rl v1.ResourceList) resource.Vector {
 	return v
 }
 
-// nodeCapacity is the node's allocatable as the core counts it: memory and
+// NodeCapacity is the node's allocatable as the core counts it: memory and
 // ephemeral storage in MiB rounded down, so that rounding requests up and
 // capacity down never lets the core place more than the node has.
-func nodeCapacity(n *v1.Node) resource.Vector {
+func NodeCapacity(n *v1.Node) resource.Vector {
 	var v resource.Vector
 	al := n.Status.Allocatable
 	if q, ok := al[v1.ResourceCPU]; ok {
@@ -145,84 +255,18 @@ func mibUp(q apiresource.Quantity) int64 {
 
 func mibDown(q apiresource.Quantity) int64 { return q.Value() / mib }
 
-// nodeSchedulable reports whether new pods may go to n: not cordoned and
-// Ready.
-func nodeSchedulable(n *v1.Node) bool {
-	if n.Spec.Unschedulable {
-		return false
-	}
-	for _, c := range n.Status.Conditions {
-		if c.Type == v1.NodeReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	return false
-}
-
-// placement is a pod's node-side constraints, evaluated with
-// component-helpers exactly as kube-scheduler's NodeAffinity and
-// TaintToleration filters evaluate them.
-type placement struct {
-	affinity    nodeaffinity.RequiredNodeAffinity
-	tolerations []v1.Toleration
-	class       string
-}
-
-func newPlacement(p *v1.Pod) *placement {
-	pl := &placement{affinity: nodeaffinity.GetRequiredNodeAffinity(p), tolerations: p.Spec.Tolerations}
-	pl.class = placementClass(p)
-	return pl
-}
-
-// fits reports whether the pod may go to n by its nodeSelector, required
-// node affinity and its tolerations of n's NoSchedule and NoExecute taints.
-// A malformed affinity matches nothing.
-func (pl *placement) fits(n *v1.Node) bool {
-	ok, err := pl.affinity.Match(n)
-	if err != nil || !ok {
-		return false
-	}
-	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(n.Spec.Taints, pl.tolerations, func(t *v1.Taint) bool {
-		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-	})
-	return !untolerated
-}
-
-// placementClass names a pod's placement constraints so that pods with the
-// same ones (and the same request) share an ask: empty when the pod has
-// none, else a digest of their canonical JSON.
-func placementClass(p *v1.Pod) string {
-	var req *v1.NodeSelector
-	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
-		req = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-	}
-	if len(p.Spec.NodeSelector) == 0 && req == nil && len(p.Spec.Tolerations) == 0 {
-		return ""
-	}
-	b, err := json.Marshal(struct {
-		S map[string]string `json:"s,omitempty"`
-		A *v1.NodeSelector  `json:"a,omitempty"`
-		T []v1.Toleration   `json:"t,omitempty"`
-	}{p.Spec.NodeSelector, req, p.Spec.Tolerations})
-	if err != nil { // cannot happen for these types; keep such pods apart
-		return "pod:" + p.Namespace + "/" + p.Name
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
-}
-
-// jobHints are what the AM declares about its job.
-type jobHints struct {
+// Hints are what the AM declares about its job.
+type Hints struct {
 	Estimate clock.Duration
 	Deadline clock.Duration
 	Demand   resource.Vector // the tasks' declared peak, without the AM
 }
 
-// readHints reads spindle.io/estimate, spindle.io/deadline and
+// ReadHints reads spindle.io/estimate, spindle.io/deadline and
 // spindle.io/demand from the AM pod, or Spark's executor settings when
 // spindle.io/demand is absent. Errors name the annotation.
-func readHints(p *v1.Pod) (jobHints, error) {
-	var h jobHints
+func ReadHints(p *v1.Pod) (Hints, error) {
+	var h Hints
 	a := p.Annotations
 	var err error
 	if s, ok := a[AnnotationEstimate]; ok {
@@ -349,7 +393,7 @@ func sparkMiB(s string) (int64, error) {
 	return int64(math.Ceil(f * mult)), nil
 }
 
-// terminal reports whether the pod has ended.
-func terminal(p *v1.Pod) bool {
+// Terminal reports whether the pod has ended.
+func Terminal(p *v1.Pod) bool {
 	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
 }

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spindle-sched/spindle/metrics"
+	"github.com/spindle-sched/spindle/params"
+	"github.com/spindle-sched/spindle/policy"
+	"github.com/spindle-sched/spindle/runner"
+	"github.com/spindle-sched/spindle/whatif"
+)
+
+// reproduceTolerance is how closely the baseline must reproduce the
+// recorded run before whatif calls the other columns trustworthy: the
+// issue's bar for a live run against its simulation.
+var reproduceTolerance = struct{ makespan, order float64 }{0.10, 0.8}
+
+// whatifReport is whatif's --json output.
+type whatifReport struct {
+	Runs         []*metrics.Summary `json:"runs"`
+	Reproduction whatifAgreement    `json:"reproduction"`
+	Sentences    []string           `json:"sentences"`
+}
+
+type whatifAgreement struct {
+	Policy             string   `json:"policy"`
+	RecordedMakespanS  float64  `json:"recorded_makespan_s"`
+	SimulatedMakespanS float64  `json:"simulated_makespan_s"`
+	MakespanError      *float64 `json:"makespan_error"`
+	OrderCorrelation   *float64 `json:"completion_order_spearman"`
+	Jobs               int      `json:"jobs_compared"`
+	Reproduced         bool     `json:"reproduced"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func newWhatif() *cobra.Command {
+	var f runFlags
+	var pols []string
+	var baseline string
+	var parallel int
+	cmd := &cobra.Command{
+		Use:   "whatif -w RECORDED [-p p1,p2,...] [--baseline POLICY] [-o DIR] [--json]",
+		Short: "Which policy for my cluster: a recorded run beside each policy simulated",
+		Long: `whatif answers "which policy, on my cluster?". It reads a workload recorded from
+a running cluster ('spindle kube record', or 'spindle trace convert --from
+kube' on a snapshot) and prints, side by side, the run as it happened ("as
+recorded") and the same workload simulated under each policy, with the
+cluster's own timing (the recording's Kubernetes preset: no heartbeats, its
+measured pod start latency) and what other workloads held on its nodes.
+
+Before the other columns are worth reading, the simulator must reproduce the
+recorded run under the scheduler that ran it: --baseline names it
+(kube-scheduler, spindle's model of Kubernetes' default scheduler, unless
+the cluster ran 'spindle kube schedule -p POLICY'). whatif prints how close
+that simulation comes (makespan, and the rank correlation of the jobs'
+completion order), and warns when it is off by more than 10 % or below 0.8.
+
+Then one sentence per policy says what it would change against the recorded
+run for small jobs, large jobs (by the DRESS rule), deadlines
+(spindle.io/deadline on the driver) and utilization.
+
+-o DIR writes the recorded run into DIR/as-recorded/ and each policy's into
+DIR/<policy>/ (summary.json, jobs.csv, timeline.csv), and DIR/report.html
+with every column side by side. --json prints the summaries, the
+reproduction check and the sentences as one object.`,
+		Example: `  spindle kube record -A --duration 2h -o cluster.json.gz
+  spindle whatif -w cluster.json.gz -p fair,drf,dress+,sjf
+  spindle whatif --trace kube:pods.json,nodes.json -p fair --baseline kube-scheduler -o out/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list := params.SplitList(strings.Join(pols, ","))
+			if len(list) == 0 {
+				list = policy.Names()
+			}
+			if _, ok := policy.Lookup(baseline); !ok {
+				return usagef("--baseline %q: unknown policy (known: %s)", baseline, strings.Join(policy.Names(), ", "))
+			}
+			// The baseline runs first, whether listed or not.
+			ordered := []string{baseline}
+			for _, p := range list {
+				if p != baseline {
+					ordered = append(ordered, p)
+				}
+			}
+			specs, err := f.specs(ordered)
+			if err != nil {
+				return err
+			}
+			w, name, err := f.load(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if !whatif.Recorded(w) {
+				return usagef("%s holds no recorded run: record one with 'spindle kube record' (or 'spindle trace convert --from kube'), or compare policies with 'spindle compare'", name)
+			}
+			noteEstimates(cmd.ErrOrStderr(), specs, w)
+			pr := newProgress(cmd.ErrOrStderr(), f.quiet)
+			for i := range specs {
+				specs[i].Workload, specs[i].WorkloadName = w, name
+				if f.out != "" {
+					specs[i].TimelineStep = timelineStep
+				}
+			}
+			pr.runs = len(specs)
+			outs, err := runner.RunAll(specs, parallel, pr.runDone)
+			pr.done()
+			if err != nil {
+				return err
+			}
+			o, err := whatif.AsRecorded(w, &outs[0].Result.Outcome)
+			if err != nil {
+				return err
+			}
+			recJobs := metrics.Jobs(w, o)
+			rec := metrics.Summarize(w, o, recJobs, metrics.Run{Policy: whatif.PolicyName, Admission: "as it ran", Estimates: "-", Workload: name})
+			summaries := []*metrics.Summary{rec}
+			for _, out := range outs {
+				summaries = append(summaries, out.Summary)
+			}
+			metrics.CompareRuns(summaries)
+			a := whatif.Agree(recJobs, rec, outs[0].Jobs, outs[0].Summary)
+			reproduced := math.Abs(a.MakespanError) <= reproduceTolerance.makespan && a.OrderCorr >= reproduceTolerance.order
+			var sentences []string
+			for _, out := range outs {
+				sentences = append(sentences, whatif.Sentence(rec, out.Summary))
+			}
+			if f.out != "" {
+				names := append([]string{"as-recorded"}, dirNames(summaries[1:])...)
+				for i, s := range summaries {
+					jobs, timeline := recJobs, o.Timeline
+					if i > 0 {
+						jobs, timeline = outs[i-1].Jobs, outs[i-1].Result.Timeline
+					}
+					dir := filepath.Join(f.out, names[i])
+					if err := metrics.WriteRunDir(dir, s, jobs, timeline, w.Cluster.Capacity()); err != nil {
+						return err
+					}
+				}
+				if err := writeCompareReport(f.out, names); err != nil {
+					return err
+				}
+			}
+			if f.json {
+				return metrics.WriteJSON(cmd.OutOrStdout(), whatifReport{Runs: summaries, Sentences: sentences, Reproduction: whatifAgreement{
+					Policy: a.Policy, RecordedMakespanS: a.RecordedMakespan, SimulatedMakespanS: a.Makespan,
+					MakespanError: finite(a.MakespanError), OrderCorrelation: finite(a.OrderCorr), Jobs: a.Common, Reproduced: reproduced}})
+			}
+			out := cmd.OutOrStdout()
+			// The table's header states the comparison's settings, which
+			// are the simulations'.
+			shown := *rec
+			shown.Seed, shown.Admission, shown.Estimates = outs[0].Summary.Seed, outs[0].Summary.Admission, outs[0].Summary.Estimates
+			printTable(out, append([]*metrics.Summary{&shown}, summaries[1:]...))
+			printWhatif(out, a, reproduced, sentences)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringSliceVarP(&pols, "policy", "p", nil, "policies to simulate beside the recorded run, comma-separated (default: all)")
+	cmd.Flags().StringVar(&baseline, "baseline", "kube-scheduler", "the policy that ran the recorded cluster, which must reproduce it (kube-scheduler for Kubernetes' default scheduler)")
+	cmd.Flags().IntVarP(&parallel, "parallel", "j", 0, "simulations to run at once (default: number of CPUs)")
+	return cmd
+}
+
+func printWhatif(out io.Writer, a whatif.Agreement, reproduced bool, sentences []string) {
+	fmt.Fprintf(out, "\nreproduction: %s.\n", a)
+	if !reproduced {
+		fmt.Fprintf(out, "warning: that is more than %.0f %% off or a rank correlation below %.1f: the simulation does not reproduce this recording well, so read the other columns with care (docs/record.md, \"When the baseline does not reproduce\").\n",
+			100*reproduceTolerance.makespan, reproduceTolerance.order)
+	}
+	fmt.Fprintln(out)
+	for _, s := range sentences {
+		fmt.Fprintln(out, s)
+	}
+}

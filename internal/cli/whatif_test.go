@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A small recorded run (two jobs on one node), as whatif/whatif_test.go
+// computes it by hand.
+const recordedDoc = `
+version: 1
+cluster:
+  nodes: [{count: 1, vcores: 4, memory_mb: 8192}]
+  timing: kubernetes
+  launch_delay: 1s
+jobs:
+  - id: a
+    am: {vcores: 1, memory_mb: 1024}
+    recorded: {admitted: 0.5, am_started: 1, finished: 12}
+    phases: [{tasks: 2, request: {vcores: 1, memory_mb: 1024}, duration: [10s, 8s], started: [2, 2]}]
+  - id: b
+    submit: 1s
+    am: {vcores: 0, memory_mb: 0}
+    recorded: {admitted: 2, finished: 8}
+    phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 5s, started: [3]}]
+`
+
+func TestWhatif(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec.yaml")
+	if err := os.WriteFile(rec, []byte(recordedDoc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"whatif", "-q", "-w", rec, "-p", "fifo,fair", "-o", filepath.Join(dir, "out")}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	text := out.String()
+	for _, s := range []string{"as recorded  kube-scheduler  fifo  fair", "reproduction: kube-scheduler reproduces the recorded run: makespan",
+		"kube-scheduler: no small jobs; large jobs", "fifo: no small jobs; large jobs", "fair: no small jobs; large jobs", "admission none"} {
+		if !strings.Contains(strings.Join(strings.Fields(text), " "), strings.Join(strings.Fields(s), " ")) {
+			t.Errorf("output lacks %q:\n%s", s, text)
+		}
+	}
+	for _, f := range []string{"as-recorded/summary.json", "as-recorded/jobs.csv", "kube-scheduler/summary.json", "fair/jobs.csv", "report.html"} {
+		if _, err := os.Stat(filepath.Join(dir, "out", f)); err != nil {
+			t.Errorf("-o wrote no %s: %v", f, err)
+		}
+	}
+	out.Reset()
+	if code := Main([]string{"whatif", "-q", "-w", rec, "-p", "fair", "--baseline", "fifo", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r struct {
+		Runs []struct {
+			Policy string `json:"policy"`
+		} `json:"runs"`
+		Reproduction struct {
+			Policy string `json:"policy"`
+		} `json:"reproduction"`
+		Sentences []string `json:"sentences"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out.String())
+	}
+	if len(r.Runs) != 3 || r.Runs[0].Policy != "as recorded" || r.Runs[1].Policy != "fifo" || r.Reproduction.Policy != "fifo" || len(r.Sentences) != 2 {
+		t.Errorf("--json: %+v", r)
+	}
+	// Bad input.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"whatif", "-w", "../../examples/tiny.json"}, "holds no recorded run"},
+		{[]string{"whatif", "-w", rec, "--baseline", "nope"}, `--baseline "nope": unknown policy`},
+	} {
+		errb.Reset()
+		if code := Main(c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package kubescheduler_test
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/metrics"
+	"github.com/spindle-sched/spindle/policy/kubescheduler"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/runner"
+	"github.com/spindle-sched/spindle/runner/simtest"
+)
+
+func TestScore(t *testing.T) {
+	cp := resource.Vector{4000, 8192}
+	cases := []struct {
+		name      string
+		requested resource.Vector
+		want      float64
+	}{
+		// LeastAllocated: mean of (1 − requested/capacity) × 100, floored;
+		// BalancedAllocation: (1 − std of the fractions) × 100, floored.
+		{"empty but the pod: 2 CPU, 1 GiB", resource.Vector{2000, 1024}, 68 + 81},  // (50+87.5)/2; std 0.1875
+		{"full CPU, a quarter of memory", resource.Vector{4000, 2048}, 37 + 62},    // (0+75)/2; std 0.375
+		{"balanced half", resource.Vector{2000, 4096}, 50 + 100},                   // std 0
+		{"nothing (a 1m pod)", resource.Vector{1, 0}, 99 + 99},                     // (99.975+100)/2; std 0.000125
+		{"over the node is clamped at full", resource.Vector{8000, 8192}, 0 + 100}, // both full
+	}
+	for _, c := range cases {
+		if got := kubescheduler.Score(cp, c.requested); got != c.want {
+			t.Errorf("%s: score %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	for attempts, want := range map[int]clock.Duration{1: clock.Second, 2: 2 * clock.Second, 3: 4 * clock.Second, 4: 8 * clock.Second, 5: 10 * clock.Second, 30: 10 * clock.Second} {
+		if got := kubescheduler.Backoff(attempts); got != want {
+			t.Errorf("backoff after %d attempts: %v, want %v", attempts, got, want)
+		}
+	}
+}
+
+func jct(t *testing.T, jobs []metrics.Job, id string) (wait, jct float64) {
+	t.Helper()
+	for _, j := range jobs {
+		if j.ID == id {
+			if j.Wait == nil || j.JCT == nil {
+				t.Fatalf("job %s did not complete", id)
+			}
+			return *j.Wait, *j.JCT
+		}
+	}
+	t.Fatalf("no job %s", id)
+	return 0, 0
+}
+
+// Least-allocated spreads, where a packing policy would not (two nodes of 4
+// vcores, Kubernetes timing, no launch delay):
+//
+//	kube-scheduler: A's two 2-vcore tasks go one to each node (each scores
+//	  149 empty, 99 with the first); B's 4-vcore task arriving at 1 fits
+//	  neither until A ends at 10: B waits 9, JCT 19, makespan 20.
+//	fifo: the first node offered takes both of A's tasks; B runs at 1 on the
+//	  other: JCT 10, makespan 11.
+const spreadCase = `
+version: 1
+cluster:
+  nodes: [{count: 2, vcores: 4, memory_mb: 8192}]
+  timing: kubernetes
+  launch_delay: 0s
+jobs:
+  - {id: A, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 2, request: {vcores: 2, memory_mb: 1024}, duration: 10s}]}
+  - {id: B, submit: 1s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 4, memory_mb: 1024}, duration: 10s}]}
+`
+
+func TestSpreadsLeastAllocated(t *testing.T) {
+	for _, c := range []struct {
+		pol         string
+		bWait, bJCT float64
+		makespan    float64
+	}{
+		{"kube-scheduler", 9, 19, 20},
+		{"fifo", 0, 10, 11},
+	} {
+		o := simtest.Run(t, spreadCase, runner.Spec{Policy: c.pol})
+		w, j := jct(t, o.Jobs, "B")
+		if w != c.bWait || j != c.bJCT || o.Summary.MakespanS != c.makespan {
+			t.Errorf("%s: B waits %v, JCT %v, makespan %v; want %v, %v, %v", c.pol, w, j, o.Summary.MakespanS, c.bWait, c.bJCT, c.makespan)
+		}
+	}
+}
+
+// Backoff reorders pods, as kube-scheduler's does. Node x has 2 vcores and
+// node y 1; every task runs at once when placed.
+//
+//	0: A (2 vcores, 20 s) takes x; S's six 1-vcore tasks of 2 s run one
+//	   after another on y, ending at 2, 4, ..., 12: each end frees room and
+//	   sends the waiting pods to be tried again.
+//	1: B (2 vcores, 10 s) arrives and finds no room; tried again at every
+//	   end of an S task, its backoff grows: after 7 failures (the last at
+//	   12) it backs off until 22.
+//	15: C (2 vcores, 10 s) arrives, finds no room, backs off until 16 (an
+//	    arrival sends nobody else to be tried).
+//	20: A ends. C's backoff is over and B's is not: C goes first, on x,
+//	    until 30; B then runs 30-40. B: wait 29, JCT 39; C: wait 5, JCT 15.
+//
+// With backoff=false the pods keep creation order: B runs 20-30 (wait 19,
+// JCT 29) and C 30-40 (wait 15, JCT 25).
+const backoffCase = `
+version: 1
+cluster:
+  nodes: [{count: 1, vcores: 2, memory_mb: 8192}, {count: 1, vcores: 1, memory_mb: 8192}]
+  timing: kubernetes
+  launch_delay: 0s
+jobs:
+  - {id: A, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 20s}]}
+  - {id: S, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 6, request: {vcores: 1, memory_mb: 1024}, duration: 2s}]}
+  - {id: B, submit: 1s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 10s}]}
+  - {id: C, submit: 15s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 10s}]}
+`
+
+func TestBackoffReorders(t *testing.T) {
+	for _, c := range []struct {
+		pol                      string
+		bWait, bJCT, cWait, cJCT float64
+	}{
+		{"kube-scheduler", 29, 39, 5, 15},
+		{"kube-scheduler:backoff=false", 19, 29, 15, 25},
+	} {
+		o := simtest.Run(t, backoffCase, runner.Spec{Policy: c.pol})
+		bw, bj := jct(t, o.Jobs, "B")
+		cw, cj := jct(t, o.Jobs, "C")
+		if bw != c.bWait || bj != c.bJCT || cw != c.cWait || cj != c.cJCT {
+			t.Errorf("%s: B wait %v JCT %v, C wait %v JCT %v; want %v %v, %v %v", c.pol, bw, bj, cw, cj, c.bWait, c.bJCT, c.cWait, c.cJCT)
+		}
+		if sw, sj := jct(t, o.Jobs, "S"); sw != 0 || sj != 12 || o.Summary.MakespanS != 40 {
+			t.Errorf("%s: S wait %v JCT %v, makespan %v; want 0, 12, 40", c.pol, sw, sj, o.Summary.MakespanS)
+		}
+	}
+}
+
+// The same workload and seed give the same run, on a recorded-looking
+// workload with an AM per job, mixed shapes and YARN timing too.
+func TestDeterministic(t *testing.T) {
+	doc := `
+version: 1
+cluster:
+  nodes: [{count: 3, vcores: 8, memory_mb: 16384}, {count: 2, vcores: 4, memory_mb: 32768}]
+jobs:
+  - {id: a, submit: 0s, phases: [{tasks: 20, request: {vcores: 1, memory_mb: 2048}, duration: [3s, 4s, 5s, 6s, 7s, 3s, 4s, 5s, 6s, 7s, 3s, 4s, 5s, 6s, 7s, 3s, 4s, 5s, 6s, 7s]}]}
+  - {id: b, submit: 1s, phases: [{tasks: 6, request: {vcores: 2, memory_mb: 8192}, duration: 9s}, {tasks: 2, request: {vcores: 1, memory_mb: 1024}, duration: 2s}]}
+  - {id: c, submit: 1.5s, phases: [{tasks: 30, request: {vcores: 0.5, memory_mb: 512}, duration: 1s}]}
+`
+	a := simtest.Run(t, doc, runner.Spec{Policy: "kube-scheduler"})
+	b := simtest.Run(t, doc, runner.Spec{Policy: "kube-scheduler"})
+	a.Summary.WallS, b.Summary.WallS = 0, 0
+	if !reflect.DeepEqual(a.Jobs, b.Jobs) || !reflect.DeepEqual(a.Summary, b.Summary) {
+		t.Error("two runs differ")
+	}
+	if a.Summary.JobsCompleted != 3 || math.IsNaN(a.Summary.UtilizationAvg) {
+		t.Errorf("%+v", a.Summary)
+	}
+}
