@@ -54,6 +54,8 @@ func batchJob(name, uid string) podOpt {
 
 func schedulerName(n string) podOpt { return func(p *v1.Pod) { p.Spec.SchedulerName = n } }
 
+func priority(n int32) podOpt { return func(p *v1.Pod) { p.Spec.Priority = &n } }
+
 func daemonset() podOpt {
 	yes := true
 	return func(p *v1.Pod) {

@@ -23,10 +23,13 @@ type jobRec struct {
 	id    podmap.Identity
 	name  string // job type, for history-based estimates
 	hints podmap.Hints
-	pods  []*podRec
-	live  int       // pods not over
-	quiet time.Time // when live last fell to 0 (or the AM ended with only pending pods left)
-	am    *podRec   // the first AM pod, nil without one
+	// priority is the first pod's spec.priority, as the scheduler takes
+	// it (normally the driver's, from its PriorityClass).
+	priority int32
+	pods     []*podRec
+	live     int       // pods not over
+	quiet    time.Time // when live last fell to 0 (or the AM ended with only pending pods left)
+	am       *podRec   // the first AM pod, nil without one
 	// written is set once the job is in the workload; its pods are then
 	// forgotten.
 	written bool
@@ -39,7 +42,7 @@ func sortJobs(js []*jobRec) {
 }
 
 func newJob(p *v1.Pod, id podmap.Identity, c *core) *jobRec {
-	j := &jobRec{key: jobKey(id), id: id, name: jobName(p, id)}
+	j := &jobRec{key: jobKey(id), id: id, name: jobName(p, id), priority: podmap.Priority(p)}
 	h, err := podmap.ReadHints(p)
 	if err != nil {
 		c.problem("ignored hints", fmt.Sprintf("pod %s/%s: %v", p.Namespace, p.Name, err))
@@ -174,6 +177,7 @@ func (b *builder) build(j *jobRec, running string, largest func(resource.Vector)
 		Submit:   b.at(submit),
 		Deadline: j.hints.Deadline,
 		Estimate: j.hints.Estimate,
+		Priority: j.priority,
 	}
 	rec := workload.NoRecord
 	finished := time.Time{}

@@ -43,7 +43,8 @@ func TestRecordSparkApplication(t *testing.T) {
 	sp := schedulerName("spindle")
 	f.create(at(0), "kube-system", "agent-a", "100m", "128Mi", daemonset())
 	f.life("kube-system/agent-a", "a", 0, 0, never)
-	f.create(at(1.0), "spark", "pi-driver", "1", "1408Mi", sparkDriver("spark-1"), sp)
+	// The driver's PriorityClass resolved to 1000; executors carry none.
+	f.create(at(1.0), "spark", "pi-driver", "1", "1408Mi", sparkDriver("spark-1"), sp, priority(1000))
 	f.life("spark/pi-driver", "a", 1.2, 1.5, never)
 	f.create(at(3.1), "spark", "pi-exec-1", "1", "2432Mi", sparkExec("spark-1", 1), sp)
 	f.create(at(3.1), "spark", "pi-exec-2", "1", "2432Mi", sparkExec("spark-1", 2), sp)
@@ -64,7 +65,7 @@ func TestRecordSparkApplication(t *testing.T) {
 	w, s := f.close(at(30), buf)
 
 	want := workload.Job{
-		ID: "spark/spark-1", Name: "pi", Queue: "spark", User: "spark", Submit: ts(1),
+		ID: "spark/spark-1", Name: "pi", Queue: "spark", User: "spark", Submit: ts(1), Priority: 1000,
 		AM:       resource.Vector{1000, 1408},
 		Recorded: &workload.Recorded{Admitted: ts(1.2), AMStarted: ts(1.5), Finished: ts(21)},
 		Phases: []workload.Phase{
