@@ -28,6 +28,7 @@ import (
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/jobq"
 	"github.com/spindle-sched/spindle/policy/internal/preempt"
+	"github.com/spindle-sched/spindle/policy/internal/qtree"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -99,18 +100,7 @@ func New(v *sched.View, cfg Config) *Policy {
 		}
 		return cq
 	}
-	p.queues = make([]*queue, len(v.Queues()))
-	for i, q := range v.Queues() {
-		p.queues[i] = build(q)
-	}
-	p.root = build(v.RootQueue())
-	for _, cq := range p.queues {
-		parent := p.root
-		if q := cq.q.Parent(); q.Index() >= 0 {
-			parent = p.queues[q.Index()]
-		}
-		parent.children = append(parent.children, cq)
-	}
+	p.queues, p.root = qtree.Build(v, build, func(parent, child *queue) { parent.children = append(parent.children, child) })
 	return p
 }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/jobq"
 	"github.com/spindle-sched/spindle/policy/internal/preempt"
+	"github.com/spindle-sched/spindle/policy/internal/qtree"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -157,18 +158,7 @@ func New(v *sched.View, cfg Config) *Policy {
 		}
 		return fq
 	}
-	p.queues = make([]*queue, len(v.Queues()))
-	for i, q := range v.Queues() {
-		p.queues[i] = build(q)
-	}
-	p.root = build(v.RootQueue())
-	for _, fq := range p.queues {
-		parent := p.root
-		if q := fq.q.Parent(); q.Index() >= 0 {
-			parent = p.queues[q.Index()]
-		}
-		parent.children = append(parent.children, fq)
-	}
+	p.queues, p.root = qtree.Build(v, build, func(parent, child *queue) { parent.children = append(parent.children, child) })
 	return p
 }
 
