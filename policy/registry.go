@@ -63,7 +63,7 @@ var builtin = params.NewRegistry("policy",
 	Entry{Name: "kube-scheduler",
 		Summary:  "Kubernetes' default scheduler: pods one at a time in creation order (its backoff reorders those that found no room), each to the least-allocated, best-balanced node; no queues, no AM limit. The baseline 'spindle whatif' reproduces a recording with",
 		Queues:   "ignored: one queue of pods over every leaf's jobs, as kube-scheduler has no queues",
-		Priority: "ignored: kube-scheduler's queue puts higher pod priority first, which this model does not (yet) do; a recording of a cluster that uses PriorityClasses reproduces less well",
+		Priority: "higher first, then creation order, over every pod, as kube-scheduler's PrioritySort queue; preemption by priority is not modelled",
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
 			cfg := kubescheduler.Params(r)
 			return func(v *sched.View) (sched.Policy, error) { return kubescheduler.New(v, cfg), nil }, nil

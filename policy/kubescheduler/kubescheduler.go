@@ -5,10 +5,11 @@
 // policy is trusted.
 //
 // What it models:
-//   - One pod at a time, from a queue ordered as kube-scheduler's: pods in
-//     the order they were created (asked for); a pod that found no room
-//     goes back with its timestamp refreshed and an exponential backoff (1 s,
-//     doubling, at most 10 s). Since v1.33 (SchedulerPopFromBackoffQ, on by
+//   - One pod at a time, from a queue ordered as kube-scheduler's: higher
+//     pod priority first (the job's priority: live, its pod's
+//     spec.priority), then the order pods were created (asked for); a pod
+//     that found no room goes back with its timestamp refreshed and an
+//     exponential backoff (1 s, doubling, at most 10 s). Since v1.33 (SchedulerPopFromBackoffQ, on by
 //     default) a pod in backoff is still popped when no other pod is ready,
 //     so backoff orders pods and does not delay them: pods whose backoff
 //     has expired come first, then those still backing off by expiry.
@@ -28,7 +29,7 @@
 //     and tasks are pods like any other. A simulated job's tasks are still
 //     created only once its AM runs, as a Spark driver creates executors.
 //
-// What it does not: pod priorities and preemption, inter-pod affinity and
+// What it does not: preemption by priority, inter-pod affinity and
 // topology spreading (batch pods rarely carry them), image locality.
 //
 // The core offers nodes one at a time; the policy answers from a plan: the
@@ -114,6 +115,7 @@ type group struct {
 	key      askKey
 	n        int
 	seq      uint64     // arrival order
+	prio     int32      // the job's priority: the pod's spec.priority live
 	ts       clock.Time // queue timestamp: arrival, refreshed on each failed attempt
 	attempts int        // failed attempts (kube-scheduler's UnschedulableCount)
 	expiry   clock.Time // end of its backoff
@@ -195,7 +197,7 @@ func (p *Policy) sync(j *sched.Job) bool {
 		switch {
 		case want > have:
 			p.seq++
-			g := &group{key: k, n: want - have, seq: p.seq, ts: now}
+			g := &group{key: k, n: want - have, seq: p.seq, prio: j.Priority(), ts: now}
 			p.pods = append(p.pods, g)
 			p.byAsk[k] = append(p.byAsk[k], g)
 		case want < have:
@@ -372,7 +374,7 @@ func (p *Policy) rebuild() {
 func (p *Policy) failed(g *group, left, placed int, now clock.Time) {
 	if placed > 0 {
 		// The group's first pods go now; the others back off.
-		rest := &group{key: g.key, n: left, seq: g.seq, ts: g.ts, attempts: g.attempts, expiry: g.expiry, tried: g.tried}
+		rest := &group{key: g.key, n: left, seq: g.seq, prio: g.prio, ts: g.ts, attempts: g.attempts, expiry: g.expiry, tried: g.tried}
 		g.n -= left
 		p.pods = append(p.pods, rest)
 		gs := p.byAsk[g.key]
@@ -398,9 +400,11 @@ func backoff(attempts int) clock.Duration {
 	return min(d, maxBackoff)
 }
 
-// before is kube-scheduler's queue order at now: pods ready (never failed,
-// or backoff expired) by timestamp, then pods still backing off by expiry;
-// ties by arrival.
+// before is kube-scheduler's queue order at now. Pods ready (never failed,
+// or backoff expired) come first, in the activeQ's order (the PrioritySort
+// plugin: higher priority first, then the earlier timestamp); then pods
+// still backing off, by expiry and, at equal expiry, in the activeQ's order
+// (lessBackoffCompletedWithPriority, since v1.33). Ties by arrival.
 func (p *Policy) before(a, b *group, now clock.Time) bool {
 	if p.cfg.Backoff {
 		ra, rb := a.expiry <= now, b.expiry <= now
@@ -410,9 +414,16 @@ func (p *Policy) before(a, b *group, now clock.Time) bool {
 		if !ra && a.expiry != b.expiry {
 			return a.expiry < b.expiry
 		}
+		if a.prio != b.prio {
+			return a.prio > b.prio
+		}
 		if a.ts != b.ts {
 			return a.ts < b.ts
 		}
+		return a.seq < b.seq
+	}
+	if a.prio != b.prio {
+		return a.prio > b.prio
 	}
 	return a.seq < b.seq
 }

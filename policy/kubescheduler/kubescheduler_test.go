@@ -3,6 +3,7 @@ package kubescheduler_test
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/spindle-sched/spindle/clock"
@@ -162,5 +163,48 @@ jobs:
 	}
 	if a.Summary.JobsCompleted != 3 || math.IsNaN(a.Summary.UtilizationAvg) {
 		t.Errorf("%+v", a.Summary)
+	}
+}
+
+// Priority orders the queue, as kube-scheduler's PrioritySort does. One
+// node of 2 vcores; every pod takes it whole for 10 s.
+//
+//	0: A takes the node until 10.
+//	1: B (priority 0) arrives and finds no room; 2: C (priority 10) too.
+//	   Neither is tried again before 10: arrivals free nothing.
+//	10: A ends; both are ready (their backoffs of 1 s are over), and C,
+//	    the higher priority, goes first: C 10-20 (wait 8, JCT 18), B 20-30
+//	    (wait 19, JCT 29).
+//
+// With equal priorities B keeps its place: B 10-20 (wait 9, JCT 19), C
+// 20-30 (wait 18, JCT 28). backoff=false orders by priority the same way.
+const priorityCase = `
+version: 1
+cluster:
+  nodes: [{count: 1, vcores: 2, memory_mb: 8192}]
+  timing: kubernetes
+  launch_delay: 0s
+jobs:
+  - {id: A, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 10s}]}
+  - {id: B, submit: 1s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 10s}]}
+  - {id: C, submit: 2s, priority: PRIO, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 10s}]}
+`
+
+func TestPriorityOrders(t *testing.T) {
+	for _, c := range []struct {
+		pol, prio                string
+		bWait, bJCT, cWait, cJCT float64
+	}{
+		{"kube-scheduler", "10", 19, 29, 8, 18},
+		{"kube-scheduler:backoff=false", "10", 19, 29, 8, 18},
+		{"kube-scheduler", "0", 9, 19, 18, 28},
+		{"kube-scheduler:backoff=false", "0", 9, 19, 18, 28},
+	} {
+		o := simtest.Run(t, strings.Replace(priorityCase, "PRIO", c.prio, 1), runner.Spec{Policy: c.pol})
+		bw, bj := jct(t, o.Jobs, "B")
+		cw, cj := jct(t, o.Jobs, "C")
+		if bw != c.bWait || bj != c.bJCT || cw != c.cWait || cj != c.cJCT {
+			t.Errorf("%s, C's priority %s: B wait %v JCT %v, C wait %v JCT %v; want %v %v, %v %v", c.pol, c.prio, bw, bj, cw, cj, c.bWait, c.bJCT, c.cWait, c.cJCT)
+		}
 	}
 }
