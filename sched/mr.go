@@ -150,11 +150,19 @@ func (c *Core) mrHeartbeat(j *Job) {
 
 // mrCounts returns what the AM knows of its tasks: maps asked for and not
 // yet assigned, maps assigned and not completed, reduces asked for and not
-// assigned, and reduces assigned (those being killed included).
+// assigned, and reduces assigned (those being killed included). A map whose
+// container ended without completing (preempted, failed, lost) waits in
+// j.retry for a new one: it is asked for again, not assigned, or an AM that
+// lost its only running map to queue preemption would think one still ran
+// and never kill a reduce to make room for it.
 func (j *Job) mrCounts() (schedMaps, assignedMaps, schedReduces, assignedReduces int) {
 	s := j.mr
 	p := &j.progress[s.m]
-	return j.asks[1+s.m].Pending, int(p.allocated - p.completedAM), j.asks[1+s.r].Pending, len(s.reduces) + len(s.killing)
+	assigned := int(p.allocated - p.completedAM)
+	if j.retry != nil {
+		assigned -= len(j.retry[s.m])
+	}
+	return j.asks[1+s.m].Pending, assigned, j.asks[1+s.r].Pending, len(s.reduces) + len(s.killing)
 }
 
 // mrWatch reports whether job j can be moved only by time or by other jobs:

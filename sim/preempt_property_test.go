@@ -54,8 +54,8 @@ type propStats struct {
 	runs, withPreemption, preempted, spells int
 	longest                                 clock.Duration
 	// withBoth counts runs in which the MapReduce AM also killed reduces
-	// of its own (reported, not required: the generator rarely leads an
-	// AM there).
+	// of its own (required of TestPreemptionPropertiesMapReduce, whose
+	// generator leads AMs there).
 	withBoth int
 	// deadlockedAlone counts runs of workloads that deadlock without
 	// preemption too (they must hold every other property).
@@ -134,6 +134,39 @@ func TestPreemptionPropertiesMixed(t *testing.T) {
 	stats.check(t)
 }
 
+// TestPreemptionPropertiesMapReduce runs the properties on workloads where
+// MapReduce AMs kill their own reduces while queue preemption takes
+// containers (mrTenancy): the core's guards keep the two from killing one
+// container twice, which the simulator's Check mode catches, and the kills
+// the simulator made must be the sum of the two counts.
+func TestPreemptionPropertiesMapReduce(t *testing.T) {
+	var stats propStats
+	for i := range propRuns {
+		seed := uint64(9000 + i)
+		r := rand.New(rand.NewPCG(seed, 13))
+		w := mrTenancy(r)
+		pol := []string{"capacity", "fair", "drf"}[i%3]
+		interval := clock.Duration(1+r.IntN(3)) * clock.Second
+		delay := clock.Duration(r.IntN(4)) * interval
+		spec := fmt.Sprintf("%s:preemption=on,preempt_interval=%v,preempt_delay=%v", pol, interval, delay)
+		if r.IntN(2) == 0 {
+			spec += ",preempt_per_round=1,preempt_natural=1"
+		}
+		runProperty(t, &stats, seed, w, spec, -1)
+		if t.Failed() {
+			t.Logf("workload %d under %s:\n%s", seed, spec, dump(w))
+			return
+		}
+	}
+	stats.check(t)
+	// About one run in four reaches both kinds of kill (16 of the default
+	// 60, 256 of 1000 with -preemption-runs 1000); one in twelve is the
+	// floor.
+	if min := propRuns / 12; stats.withBoth < min {
+		t.Errorf("only %d of %d runs had both queue preemption and reduces their AM killed, want at least %d", stats.withBoth, stats.runs, min)
+	}
+}
+
 // runProperty runs w under spec twice (determinism), checking the
 // properties on every event; bound < 0 skips the starvation bound.
 func runProperty(t *testing.T, stats *propStats, seed uint64, w *workload.Workload, spec string, bound clock.Duration) {
@@ -188,6 +221,12 @@ func runProperty(t *testing.T, stats *propStats, seed uint64, w *workload.Worklo
 		}
 		if st.Expired != 0 || st.Served != st.Earmarks || st.Preempted > st.Killed {
 			t.Fatalf("seed %d %s: rooms held %d, served %d, expired %d; killed %d, preempted %d", seed, spec, st.Earmarks, st.Served, st.Expired, st.Killed, st.Preempted)
+		}
+		// Every task container the simulator killed, it killed once (Check
+		// mode fails the run otherwise), either for its AM or for
+		// preemption: the two counts add up to the kills.
+		if res.ReducesPreempted+st.Preempted != res.TasksKilled {
+			t.Fatalf("seed %d %s: %d reduces their AM killed and %d containers preempted, but the simulator killed %d", seed, spec, res.ReducesPreempted, st.Preempted, res.TasksKilled)
 		}
 		if st.Preempted != wt.preempted {
 			t.Fatalf("seed %d %s: the monitor counts %d preempted, the observer saw %d", seed, spec, st.Preempted, wt.preempted)
@@ -674,3 +713,104 @@ var (
 	_ sched.NodeObserver      = (*watch)(nil)
 	_ sched.ClusterObserver   = (*watch)(nil)
 )
+
+// mrTenancy returns a random workload of the shape that makes a MapReduce
+// ApplicationMaster kill its own reduces (maps larger in memory than
+// reduces, reduces at slow-start, nodes of 4 to 8 GB, often under a
+// periodic external load) in a tree where another queue, below its
+// guarantee, asks for containers while those reduces run: the runs in
+// which queue preemption and the AM's kills meet.
+func mrTenancy(r *rand.Rand) *workload.Workload {
+	w := &workload.Workload{}
+	nodes := 1 + r.IntN(3)
+	memGB := int64(4 + r.IntN(5))
+	w.Cluster.Nodes = []workload.NodeGroup{{Count: nodes, Capacity: resource.New(int64(8+4*r.IntN(3)), memGB*1024)}}
+	w.Cluster.Ideal = r.IntN(4) == 0
+	if !w.Cluster.Ideal {
+		w.Cluster.LaunchDelay = clock.Second
+		w.Cluster.LaunchJitter = 0.25
+		w.Cluster.NodeHeartbeat = clock.Duration(1+r.IntN(4)) * clock.Second
+	}
+	if r.IntN(2) == 0 {
+		lo := 0.1 + 0.05*r.Float64()
+		period := clock.Duration(60+r.IntN(120)) * clock.Second
+		w.Cluster.ExternalLoad = &workload.ExternalLoad{Period: period,
+			Points: []workload.LoadPoint{{At: 0, Frac: lo}, {At: period / 2, Frac: lo + 0.05 + 0.15*r.Float64()}}}
+	}
+	if r.IntN(2) == 0 {
+		w.Cluster.MapReduceAM = workload.DefaultMapReduceAM
+		w.Cluster.MapReduceAM.Model = workload.MRHadoop22
+	}
+	// Two queues at the root: the MapReduce jobs' and the other's, which
+	// asks later; either may be split in two leaves.
+	c0 := math.Round((0.3+0.4*r.Float64())*1000) / 1000
+	caps := []float64{c0, math.Round((1-c0)*1000) / 1000}
+	var leaves [2][]string
+	for i, c := range caps {
+		name := fmt.Sprintf("q%d", i)
+		w.Queues = append(w.Queues, workload.Queue{Name: name, Capacity: c, MaxCapacity: 1, Weight: 1 + float64(r.IntN(2))})
+		if r.IntN(3) == 0 {
+			for k, cc := range []float64{0.5, 0.5} {
+				kn := fmt.Sprintf("%s.c%d", name, k)
+				w.Queues = append(w.Queues, workload.Queue{Name: kn, Capacity: cc, MaxCapacity: 1, Weight: 1})
+				leaves[i] = append(leaves[i], kn)
+			}
+		} else {
+			leaves[i] = append(leaves[i], name)
+		}
+	}
+	gb := func(n int64) resource.Vector { return resource.New(1, n*1024) }
+	// A node keeps room, at the external load's peak, for an AM, a map and
+	// a reduce: tight, yet never too small for the job to finish.
+	peak := 0.0
+	if l := w.Cluster.ExternalLoad; l != nil {
+		peak = l.Points[1].Frac
+	}
+	// The smallest job, a <1 GB> AM, <2 GB> maps and <1 GB> reduces,
+	// always fits.
+	for float64(memGB*1024)*(1-peak) < 4*1024 {
+		memGB++
+	}
+	w.Cluster.Nodes[0].Capacity[resource.Memory] = memGB * 1024
+	room := int64(float64(memGB*1024) * (1 - peak))
+	mrJobs := 1 + r.IntN(2)
+	for j := range mrJobs {
+		redMem := int64(1 + r.IntN(2))
+		mapMem := redMem + 1 + int64(r.IntN(2))
+		amMem := int64(1 + r.IntN(2))
+		for (amMem+mapMem+redMem)*1024 > room {
+			switch {
+			case amMem > 1:
+				amMem--
+			case mapMem > redMem+1:
+				mapMem--
+			default:
+				redMem--
+				mapMem--
+			}
+		}
+		job := workload.Job{ID: fmt.Sprintf("mr%d", j), Queue: leaves[0][r.IntN(len(leaves[0]))],
+			Submit: clock.Time(r.IntN(10)) * clock.Time(clock.Second), AM: gb(amMem)}
+		job.Phases = []workload.Phase{
+			{Tasks: 8 + r.IntN(30), Request: gb(mapMem), Durations: []clock.Duration{clock.Duration(10+r.IntN(25)) * clock.Second}, StartAfter: 1},
+			{Tasks: 4 + r.IntN(20), Request: gb(redMem), Durations: []clock.Duration{clock.Duration(15+r.IntN(30)) * clock.Second}, StartAfter: 0.03 + 0.2*r.Float64()},
+		}
+		w.Jobs = append(w.Jobs, job)
+	}
+	others := 2 + r.IntN(5)
+	for j := range others {
+		job := workload.Job{ID: fmt.Sprintf("o%d", j), Queue: leaves[1][r.IntN(len(leaves[1]))],
+			Submit: clock.Time(5+r.IntN(300)) * clock.Time(clock.Second), AM: gb(1)}
+		if r.IntN(4) == 0 {
+			job.AM = resource.Vector{}
+		}
+		job.Phases = []workload.Phase{{Tasks: 4 + r.IntN(6*nodes), Request: gb(1 + int64(r.IntN(2))),
+			Durations: []clock.Duration{clock.Duration(10+r.IntN(40)) * clock.Second}, StartAfter: 1}}
+		w.Jobs = append(w.Jobs, job)
+	}
+	w.ApplyDefaults()
+	if err := w.Validate(); err != nil {
+		panic(err)
+	}
+	return w
+}

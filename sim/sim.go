@@ -86,6 +86,11 @@ type Result struct {
 	Admission sched.Admission
 	// Preemption is what the preemption monitor did; nil when it was off.
 	Preemption *sched.PreemptionStats
+	// TasksKilled counts the task containers the simulator ended early:
+	// those their MapReduce AM killed and those preemption took. Each is
+	// counted once; in Check mode a second kill of one container fails
+	// the run.
+	TasksKilled int
 }
 
 // Reports returns the sections the policy and admission controller report
@@ -213,6 +218,11 @@ type simulator struct {
 	// killing holds the containers preemption asked to end, until their
 	// kill is handled (evKill); nil while preemption is off.
 	killing map[*sched.Container]sched.ContainerID
+	// tasksKilled counts task kills (Result.TasksKilled); everKilled, in
+	// Check mode, the containers killed, to catch one killed twice (by its
+	// AM and by preemption: the guards in the core keep them apart).
+	tasksKilled int
+	everKilled  map[sched.ContainerID]string
 
 	passQueued bool
 	// The furthest point reached in the current instant, in the (class,
@@ -730,6 +740,7 @@ func (s *simulator) kill(ct *sched.Container) {
 			return // it finished: COMPLETED is on its way
 		}
 	}
+	s.killedTask(ct, "preemption")
 	// Its work done, waiting for the previous phase, no end of it is
 	// queued; else its finish is, to be dropped.
 	if !s.undefer(ct) {
@@ -1017,6 +1028,7 @@ func (s *simulator) result() *Result {
 	}, Policy: s.core.Policy(), Admission: s.core.Admission(), Preemption: s.core.PreemptionStats()}
 	r.UtilArea, r.LastTaskDone = s.core.Utilization()
 	r.ReducesPreempted = s.core.Counts().ReducesPreempted
+	r.TasksKilled = s.tasksKilled
 	r.EndArea, r.EndShare = s.core.UtilizationUntil(s.now)
 	if s.ext != nil {
 		s.ext.integrate(s.now)
@@ -1068,6 +1080,7 @@ func (d *driver) Launch(ct *sched.Container) {
 func (d *driver) Stop(ct *sched.Container) {
 	s := (*simulator)(d)
 	if !ct.IsAM() {
+		s.killedTask(ct, "its AM")
 		if !s.undefer(ct) {
 			if s.killed == nil {
 				s.killed = map[*sched.Container]struct{}{}
@@ -1076,6 +1089,22 @@ func (d *driver) Stop(ct *sched.Container) {
 		}
 	}
 	s.q.push(s.now, evAMStop, 0, ct)
+}
+
+// killedTask counts the kill of task container ct, by who; in Check mode a
+// container killed a second time fails the run.
+func (s *simulator) killedTask(ct *sched.Container, by string) {
+	s.tasksKilled++
+	if !s.opt.Check {
+		return
+	}
+	if s.everKilled == nil {
+		s.everKilled = map[sched.ContainerID]string{}
+	}
+	if first, ok := s.everKilled[ct.ID()]; ok && s.err == nil {
+		s.err = fmt.Errorf("%v killed twice: by %s, then by %s", ct, first, by)
+	}
+	s.everKilled[ct.ID()] = by
 }
 
 // undefer takes ct off the tasks whose work is done and that wait for the
