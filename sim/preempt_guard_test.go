@@ -63,7 +63,9 @@ jobs:
 // 1 s from its start) on the same fraction. A task starts when allocated
 // (launch delay 0) and its RUNNING and end reach the core on the next node
 // heartbeat. Queue a is 0.2 (1.6 GB), b 0.8; preemption runs every 3 s
-// (rounds at multiples of 3 s), kills at once, with no per-round cap.
+// (rounds at multiples of 3 s), with no per-round cap, and kills a victim
+// at once (preempt_delay 0) in the first two rows; in the third, only once
+// a round has picked it again 3 s (one interval) after marking it.
 //
 //   - 19.7 s map M1 (4 GB; AM 1 GB) gets the node, done by 29.7; 29.7 M2,
 //     done by 39.7. At 29.7 the AM hears M1 done (1/5 ≥ start_after 0.2)
@@ -92,22 +94,45 @@ jobs:
 // by the AM at once as maps still wait, KILLED at 79.7. Without mrKill's
 // guard the AM kills R2 too: killed twice, which Check mode fails.
 //
-// Both rows then run to completion (o's tasks end, M4, M5 and the reduces
+// Row "marked then am" (reducer_preempt_delay 52 s as above, preempt_delay
+// 3 s): the round at 60 s picks R2 as in "monitor first" but only marks it
+// (marked 1). The AM's heartbeat at 62.7 kills R1 and R2: neither is a
+// victim, a mark is not a kill. The round at 63 s keeps R2's mark (b still
+// needs its one container) and offers it first; candidate refuses it, as
+// its AM is killing it; the unmarked walk finds a's job with 2 running − 2
+// killing − its AM < 1: no victim, so the mark is forgotten. The rounds at
+// 66 and 69 s pick nothing either. At 69.7 R1 and R2 end KILLED and go back
+// to the AM, which asks for no reduce until a map gets a container; o's
+// sixth task takes 1 GB of the 2 GB freed, and M4 (4 GB) waits for o's
+// tasks to end. Without candidate's amKilling check (the only guard a mark
+// from an earlier round meets) the round at 63 s takes marked R2, its mark
+// 3 s old: killed 1. The simulator's kill skips it (R2's KILLED report is
+// already on its way), so R2 still ends KILLED at 69.7 and only the count
+// shows the kill preemption wrongly counted as done.
+//
+// Marked counts are 0, 1, 1: in "am first" no round picks anything; in
+// "monitor first" the round at 60 s marks R2 and kills it at once.
+//
+// Every row then runs to completion (o's tasks end, M4, M5 and the reduces
 // run).
 func TestMapReduceKillGuards(t *testing.T) {
 	for _, tc := range []struct {
-		name, mr                  string
-		killed, preempted, amKill int
-		ends                      []string
+		name, mr, delay                   string
+		marked, killed, preempted, amKill int
+		ends                              []string
 	}{
-		{name: "am first", mr: "", killed: 0, preempted: 0, amKill: 2, ends: []string{
+		{name: "am first", mr: "", delay: "0s", marked: 0, killed: 0, preempted: 0, amKill: 2, ends: []string{
 			"1m9.709062s container 5 (mr phase 1 task 0) RUNNING->KILLED",
 			"1m9.709062s container 6 (mr phase 1 task 1) RUNNING->KILLED",
 		}},
-		{name: "monitor first", mr: ", reducer_preempt_delay: 52s", killed: 1, preempted: 1, amKill: 2, ends: []string{
+		{name: "monitor first", mr: ", reducer_preempt_delay: 52s", delay: "0s", marked: 1, killed: 1, preempted: 1, amKill: 2, ends: []string{
 			"1m9.709062s container 6 (mr phase 1 task 1) RUNNING->PREEMPTED",
 			"1m9.709062s container 5 (mr phase 1 task 0) RUNNING->KILLED",
 			"1m19.709062s container 13 (mr phase 1 task 0) ACQUIRED->KILLED",
+		}},
+		{name: "marked then am", mr: ", reducer_preempt_delay: 52s", delay: "3s", marked: 1, killed: 0, preempted: 0, amKill: 2, ends: []string{
+			"1m9.709062s container 5 (mr phase 1 task 0) RUNNING->KILLED",
+			"1m9.709062s container 6 (mr phase 1 task 1) RUNNING->KILLED",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +140,7 @@ func TestMapReduceKillGuards(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, _, err := policy.Parse("capacity:preemption=on,preempt_interval=3s,preempt_delay=0s,preempt_per_round=1,preempt_natural=1")
+			f, _, err := policy.Parse("capacity:preemption=on,preempt_interval=3s,preempt_delay=" + tc.delay + ",preempt_per_round=1,preempt_natural=1")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,9 +167,9 @@ func TestMapReduceKillGuards(t *testing.T) {
 				t.Fatal(g.failed)
 			}
 			st := res.Preemption
-			if st.Killed != tc.killed || st.Preempted != tc.preempted || res.ReducesPreempted != tc.amKill || res.TasksKilled != tc.preempted+tc.amKill {
-				t.Errorf("preemption killed %d, preempted %d; AM killed %d; simulator killed %d; want %d, %d, %d, %d\npicks: %q",
-					st.Killed, st.Preempted, res.ReducesPreempted, res.TasksKilled, tc.killed, tc.preempted, tc.amKill, tc.preempted+tc.amKill, picks)
+			if st.Marked != tc.marked || st.Killed != tc.killed || st.Preempted != tc.preempted || res.ReducesPreempted != tc.amKill || res.TasksKilled != tc.preempted+tc.amKill {
+				t.Errorf("preemption marked %d, killed %d, preempted %d; AM killed %d; simulator killed %d; want %d, %d, %d, %d, %d\npicks: %q",
+					st.Marked, st.Killed, st.Preempted, res.ReducesPreempted, res.TasksKilled, tc.marked, tc.killed, tc.preempted, tc.amKill, tc.preempted+tc.amKill, picks)
 			}
 			if !slices.Equal(g.ends, tc.ends) {
 				t.Errorf("ended early:\n%s\nwant\n%s\npicks: %q", strings.Join(g.ends, "\n"), strings.Join(tc.ends, "\n"), picks)
