@@ -126,7 +126,11 @@ type Scheduler struct {
 
 	// Work the core asked for during a call, done after it returns: the
 	// core is never re-entered from its own callbacks.
-	dirty    bool // nodes must be offered to the policy again
+	dirty bool // nodes must be offered to the policy again
+	// joining is the node object being added to the core (AddNode), so
+	// that what the core checks as the node joins (asks that fit no node
+	// until then, admission's node pools) sees its labels and taints.
+	joining  *v1.Node
 	wakeAMs  []*sched.Job
 	outbox   []apiTask
 	inflight int

@@ -27,7 +27,9 @@ func (s *Scheduler) syncNodeObject(now clock.Time, name string, n *v1.Node) {
 	}
 	if ns == nil {
 		capacity := nodeCapacity(n)
+		s.joining = n
 		cn, err := s.core.AddNode(now, name, capacity)
+		s.joining = nil
 		if err != nil {
 			s.o.Log.Error("node not added", "node", name, "err", err)
 			return
@@ -285,7 +287,8 @@ func (s *Scheduler) eligible(pl *placement) func(*cluster.Node) bool {
 	return func(n *cluster.Node) bool {
 		id := int(n.ID())
 		if id >= len(s.nodeByID) || s.nodeByID[id] == nil || s.nodeByID[id].node == nil {
-			return false
+			// A node joining now (AddNode) is not recorded yet.
+			return s.joining != nil && s.joining.Name == n.Name() && pl.fits(s.joining)
 		}
 		return pl.fits(s.nodeByID[id].node)
 	}

@@ -66,11 +66,19 @@ type Controller struct {
 	backlog  map[sched.JobID]int
 	backlogN int
 
-	// pools caches, by placement class, the nodes a job that may not use
-	// every node may use (pools.go); poolAsk keeps an ask of each class to
-	// derive it again after the cluster changes.
-	pools   map[string]*pool
-	poolAsk map[string]sched.Ask
+	// nodeCap is, per node, the capacity counted in capacity and shapes:
+	// its capacity while it takes containers, else zero. ClusterChanged
+	// keeps it, and what is summed from it, current as nodes change.
+	nodeCap []resource.Vector
+	// pools are, by placement class, the nodes a job that may not use
+	// every node may use (pools.go), in poolList in creation order too;
+	// each follows the cluster's changes.
+	pools    map[string]*pool
+	poolList []*pool
+	// guardPool is the pool under which the guard counted an admitted
+	// job's task shapes, for the job's end: the pool may have come to
+	// cover every node, or stopped covering them, in between.
+	guardPool map[sched.JobID]string
 
 	rec recorder
 }
@@ -85,22 +93,18 @@ type nodeShape struct {
 // New returns a controller over the core's view.
 func New(v *sched.View, cfg Config) *Controller {
 	cl := v.Cluster()
-	c := &Controller{v: v, cfg: cfg, capacity: cl.Capacity(), ric: NewRIC(cl.NumNodes()), poolAsk: map[string]sched.Ask{}}
+	c := &Controller{v: v, cfg: cfg, ric: NewRIC(cl.NumNodes())}
 	for i := range cl.NumNodes() {
-		nc := cl.Node(cluster.NodeID(i)).Capacity()
-		k := slices.IndexFunc(c.shapes, func(s nodeShape) bool { return s.capacity == nc })
-		if k < 0 {
-			c.shapes = append(c.shapes, nodeShape{capacity: nc})
-			k = len(c.shapes) - 1
+		n := cl.Node(cluster.NodeID(i))
+		var nc resource.Vector
+		if n.Schedulable() {
+			nc = n.Capacity()
 		}
-		c.shapes[k].count++
+		c.nodeCap = append(c.nodeCap, nc)
+		c.capacity = c.capacity.Add(nc)
+		c.reshape(nc, 1)
 		for d := range c.gran {
 			c.gran[d] = gcd(c.gran[d], nc[d])
-		}
-	}
-	for d := range c.nodeCaps {
-		for _, s := range c.shapes {
-			c.nodeCaps[d] = append(c.nodeCaps[d], [2]int64{s.capacity[d], int64(s.count)})
 		}
 	}
 	if cfg.Guard {
@@ -116,6 +120,29 @@ func New(v *sched.View, cfg Config) *Controller {
 	}
 	c.rec.init(cfg.Dims)
 	return c
+}
+
+// reshape counts delta more nodes of capacity nc in the node shapes (zero
+// capacity, a node that takes no containers, is not a shape).
+func (c *Controller) reshape(nc resource.Vector, delta int) {
+	if nc.IsZero() {
+		return
+	}
+	k := slices.IndexFunc(c.shapes, func(s nodeShape) bool { return s.capacity == nc })
+	if k < 0 {
+		c.shapes = append(c.shapes, nodeShape{capacity: nc})
+		k = len(c.shapes) - 1
+	}
+	if c.shapes[k].count += delta; c.shapes[k].count <= 0 {
+		c.shapes = slices.Delete(c.shapes, k, k+1)
+	}
+	for d := range c.nodeCaps {
+		c.nodeCaps[d] = c.nodeCaps[d][:0]
+		for _, s := range c.shapes {
+			c.nodeCaps[d] = append(c.nodeCaps[d], [2]int64{s.capacity[d], int64(s.count)})
+		}
+	}
+	c.slots = [resource.NumDims]slotsMemo{}
 }
 
 // Reservation returns the current R_R in every configured dimension.
@@ -258,7 +285,14 @@ func (c *Controller) Admit(j *sched.Job) bool {
 	}
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		c.guard.admit(am, c.tasks, c.heldOf(j), c.poolOf(j).key)
+		key := c.poolOf(j).key
+		c.guard.admit(am, c.tasks, c.heldOf(j), key)
+		if key != "" {
+			if c.guardPool == nil {
+				c.guardPool = map[sched.JobID]string{}
+			}
+			c.guardPool[j.ID()] = key
+		}
 		if c.held != nil {
 			c.held.admit(j)
 		}
@@ -291,7 +325,9 @@ func (c *Controller) JobFinished(j *sched.Job) {
 	c.followBacklog(j)
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)
-		c.guard.finish(c.tasks, c.poolOf(j).key)
+		key := c.guardPool[j.ID()]
+		delete(c.guardPool, j.ID())
+		c.guard.finish(c.tasks, key)
 	}
 	if c.held != nil {
 		c.held.finish(j, c.touch)

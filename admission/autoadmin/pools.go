@@ -2,6 +2,7 @@ package autoadmin
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spindle-sched/spindle/cluster"
@@ -18,16 +19,32 @@ import (
 // task shapes placeable on a node of its pool. A job that may use every
 // node is tested as before, on the whole cluster.
 
-// pool is the nodes one placement class may use.
+// pool is the nodes one placement class may use. It follows the cluster
+// incrementally (follow): each node's change moves it in or out of every
+// known pool, so no event walks every node.
 type pool struct {
 	key   string // "" when the class may use every node
-	nodes []cluster.NodeID
-	size  resource.Vector // their capacity
+	ask   sched.Ask
+	nodes []cluster.NodeID // in ID order
+	size  resource.Vector  // their capacity
+	// state is, per node, where it stands for this pool: not counted (it
+	// takes no containers), in, or out (it takes containers but not this
+	// class's); out counts the last. A pool with none out may use every
+	// node that takes containers.
+	state []uint8
+	out   int
 }
 
-// poolOf returns the nodes job j's AM may use, by its placement class,
-// cached until the cluster changes; a zero pool (key "") when it may use
-// every node that takes containers.
+const (
+	poolNone uint8 = iota
+	poolIn
+	poolOut
+)
+
+// poolOf returns the nodes job j's AM may use, by its placement class; a
+// zero pool (key "") when it may use every node that takes containers.
+// A class's pool is built by one walk over the nodes when first asked for,
+// then follows the cluster's changes (ClusterChanged).
 func (c *Controller) poolOf(j *sched.Job) *pool {
 	a := j.Asks()[0]
 	if !a.Constrained() {
@@ -37,60 +54,117 @@ func (c *Controller) poolOf(j *sched.Job) *pool {
 	if key == "" {
 		key = "\x00" // constrained by untolerated taints alone
 	}
-	if p, ok := c.pools[key]; ok {
-		return p
-	}
-	cl := c.v.Cluster()
-	p := &pool{key: key}
-	every := true
-	for i := range cl.NumNodes() {
-		n := cl.Node(cluster.NodeID(i))
-		if !n.Schedulable() {
-			continue
+	p, ok := c.pools[key]
+	if !ok {
+		p = &pool{key: key, ask: a}
+		cl := c.v.Cluster()
+		for i := range cl.NumNodes() {
+			n := cl.Node(cluster.NodeID(i))
+			p.follow(n, c.capAt(n.ID()), c.capAt(n.ID()))
 		}
-		if a.EligibleOn(n) {
-			p.nodes = append(p.nodes, n.ID())
-			p.size = p.size.Add(n.Capacity())
-		} else {
-			every = false
+		if c.pools == nil {
+			c.pools = map[string]*pool{}
 		}
+		c.pools[key] = p
+		c.poolList = append(c.poolList, p)
 	}
-	if every {
-		p = &everyNode
+	if p.out == 0 {
+		return &everyNode
 	}
-	if c.pools == nil {
-		c.pools = map[string]*pool{}
-	}
-	c.pools[key] = p
-	c.poolAsk[key] = a
 	return p
 }
 
 var everyNode = pool{}
 
-// poolNodes lists the nodes of the pool with key key, for the guard; the
-// pool is derived again from a job of it once the cluster has changed.
+// follow moves node n in or out of the pool after a change: old is the
+// capacity counted for it before, now after (zero while it takes no
+// containers).
+func (p *pool) follow(n *cluster.Node, old, now resource.Vector) {
+	id := int(n.ID())
+	for id >= len(p.state) {
+		p.state = append(p.state, poolNone)
+	}
+	s := poolNone
+	if n.Schedulable() {
+		s = poolOut
+		if p.ask.EligibleOn(n) {
+			s = poolIn
+		}
+	}
+	prev := p.state[id]
+	if prev == s && (s != poolIn || old == now) {
+		return
+	}
+	switch prev {
+	case poolIn:
+		p.size = p.size.Sub(old)
+		if k, found := slices.BinarySearch(p.nodes, n.ID()); found {
+			p.nodes = slices.Delete(p.nodes, k, k+1)
+		}
+	case poolOut:
+		p.out--
+	}
+	switch s {
+	case poolIn:
+		p.size = p.size.Add(now)
+		if k, found := slices.BinarySearch(p.nodes, n.ID()); !found {
+			p.nodes = slices.Insert(p.nodes, k, n.ID())
+		}
+	case poolOut:
+		p.out++
+	}
+	p.state[id] = s
+}
+
+// poolNodes lists the nodes of the pool with key key, for the guard.
 func (c *Controller) poolNodes(key string) []cluster.NodeID {
 	if p, ok := c.pools[key]; ok {
 		return p.nodes
 	}
-	a, ok := c.poolAsk[key]
-	if !ok {
-		return nil
-	}
-	cl := c.v.Cluster()
-	var nodes []cluster.NodeID
-	for i := range cl.NumNodes() {
-		if n := cl.Node(cluster.NodeID(i)); n.Schedulable() && a.EligibleOn(n) {
-			nodes = append(nodes, n.ID())
-		}
-	}
-	return nodes
+	return nil
 }
 
-// ClusterChanged forgets the pools: a node joined, left, changed size or
-// schedulability, or now meets other constraints.
-func (c *Controller) ClusterChanged(*cluster.Node) { clear(c.pools) }
+// capAt is the capacity counted for node id: its capacity while it takes
+// containers, else zero.
+func (c *Controller) capAt(id cluster.NodeID) resource.Vector {
+	if int(id) < len(c.nodeCap) {
+		return c.nodeCap[id]
+	}
+	return resource.Vector{}
+}
+
+// ClusterChanged follows a live cluster's node that joined, left, changed
+// size or schedulability, or now meets other placement constraints (labels,
+// taints): C_R and the node shapes count the nodes that take containers,
+// and each known pool moves the node in or out. It touches that node
+// alone: a change of what others hold on a node (the simulator's external
+// load) changes neither and costs one comparison per pool.
+func (c *Controller) ClusterChanged(n *cluster.Node) {
+	id := int(n.ID())
+	for id >= len(c.nodeCap) {
+		c.nodeCap = append(c.nodeCap, resource.Vector{})
+	}
+	old := c.nodeCap[id]
+	var now resource.Vector
+	if n.Schedulable() {
+		now = n.Capacity()
+	}
+	for _, p := range c.poolList {
+		p.follow(n, old, now)
+	}
+	if now == old {
+		return
+	}
+	c.nodeCap[id] = now
+	c.capacity = c.capacity.Sub(old).Add(now)
+	c.reshape(old, -1)
+	c.reshape(now, 1)
+	for d := range c.gran {
+		c.gran[d] = gcd(c.gran[d], now[d])
+	}
+	c.updateNode(n)
+	c.note()
+}
 
 // poolTest is ARC's test on the nodes of pool p alone: C_R is their
 // capacity, TotalAMC_R the AMs placed on them plus every admitted AM not
