@@ -1212,15 +1212,22 @@ func (c *Core) ExternalLoad() float64 { return c.extFrac }
 func (c *Core) Tick(now clock.Time) {
 	c.enter("Tick")
 	c.advance(now)
+	changed := false
 	for _, t := range c.obs.tick {
 		e := clock.Time(t.TickEvery())
 		if now/e*e > c.lastTick {
 			t.Tick(now)
+			if q, ok := t.(QuietTicker); !ok || q.TickChanged() {
+				changed = true
+			}
 		}
 	}
 	c.lastTick = now
+	before := c.progress
 	c.retryAdmission()
-	c.reconsider()
+	if changed || c.progress != before {
+		c.reconsider()
+	}
 }
 
 func (c *Core) integrateUtil() {

@@ -79,11 +79,23 @@ type ContainerObserver interface {
 type NodeObserver interface{ NodeUpdated(n *cluster.Node) }
 
 // Ticker is called every TickEvery, for periodic work such as re-tuning a
-// reservation or re-planning. After each tick the core reconsiders every
-// node, since the tick may have changed what the policy allows.
+// reservation or re-planning. After a tick the core reconsiders every node,
+// since the tick may have changed what the policy allows, unless every
+// ticker that ran is a QuietTicker that changed nothing.
 type Ticker interface {
 	TickEvery() clock.Duration
 	Tick(now clock.Time)
+}
+
+// QuietTicker is a Ticker that can say its last Tick changed nothing Pick
+// reads. After a tick in which no ticker changed anything and admission let
+// no job in, the core does not reconsider the nodes: their answers would be
+// the ones they gave after the last change, so a driver that elides
+// heartbeats need not deliver any (a policy must not pay for time in which
+// nothing changed). TickChanged must err towards true.
+type QuietTicker interface {
+	Ticker
+	TickChanged() bool
 }
 
 // View is the read-only window on the core that policies and admission

@@ -37,7 +37,7 @@ func TestElisionIsExact(t *testing.T) {
 					w.Cluster.NodeHeartbeat, w.Cluster.AMHeartbeat = 5, 5
 					w.Cluster.LaunchDelay = 10
 				}
-				for _, pol := range []string{"fifo", "fifo:strict=true", "capacity", "capacity:max_am_percent=0.05", "capacity:reserve=true", "fair", "drf", "fair:max_am_share=0.1", "drf:reserve=true", "fair:assign_multiple=true", "fair:reserve=true"} {
+				for _, pol := range []string{"fifo", "fifo:strict=true", "capacity", "capacity:max_am_percent=0.05", "capacity:reserve=true", "fair", "drf", "fair:max_am_share=0.1", "drf:reserve=true", "fair:assign_multiple=true", "fair:reserve=true", "dress", "dress+", "dress:estimator=off"} {
 					t.Run(fmt.Sprintf("%s/load%v/seed%d/%s", name, load, seed, pol), func(t *testing.T) {
 						t.Parallel()
 						f, _, err := policy.Parse(pol)

@@ -192,12 +192,14 @@ type Policy struct {
 	amLimit resource.Vector
 
 	delta float64
-	jobs  []jobInfo // by job id
-	pools [2]pool
-	live  [2][]*sched.Job // unfinished jobs of each category, by submission
-	est   *Estimator
-	phEst *PhaseEstimator // release=phase
-	tasks int             // task containers running
+	// tickChanged says the last Tick moved the pools' limits.
+	tickChanged bool
+	jobs        []jobInfo // by job id
+	pools       [2]pool
+	live        [2][]*sched.Job // unfinished jobs of each category, by submission
+	est         *Estimator
+	phEst       *PhaseEstimator // release=phase
+	tasks       int             // task containers running
 	// taskUnits is what the running task containers of each category
 	// hold, for release=const.
 	taskUnits [2]int64
@@ -218,6 +220,9 @@ type jobInfo struct {
 	counted        int64
 	dirty, tracked bool
 }
+
+// waiting reports whether the pool has a job asking for a container.
+func (pl *pool) waiting() bool { return pl.tasks.Len() > 0 || pl.ams.Len() > 0 }
 
 type pool struct {
 	used int64 // units held by the category's containers
@@ -472,12 +477,28 @@ func (p *Policy) borrow(n *cluster.Node, free, amRoom resource.Vector) *sched.As
 	return nil
 }
 
+// TickChanged reports whether the last re-tune raised the limit of a pool
+// that has jobs waiting. The limits (δ, rounded to units) are the only state
+// of Pick's that a tick changes: the pools' use, their queues and the AM
+// room move with containers and jobs, which the core reconsiders on its own.
+// Since the two limits sum to the whole, a re-tune that moves them raises
+// one; a lower limit only lets its pool take less, and a higher one for a
+// pool with nothing waiting changes no answer (a borrowed container, under
+// lending, needs room on the node, which every node lacked for every
+// waiting ask when the core last asked).
+func (p *Policy) TickChanged() bool { return p.tickChanged }
+
 // TickEvery is the adjustment interval.
 func (p *Policy) TickEvery() clock.Duration { return p.cfg.Interval }
 
 // Tick runs Algorithm 3 and records the interval. Its inputs come from
 // state kept as jobs change (retune.go), not from a walk of every job.
 func (p *Policy) Tick(now clock.Time) {
+	sdBefore, ldBefore := p.limit()
+	defer func() {
+		sd, ld := p.limit()
+		p.tickChanged = (sd > sdBefore && p.pools[SD].waiting()) || (ld > ldBefore && p.pools[LD].waiting())
+	}()
 	p.rec.closeWindows(now)
 	in := p.inputsFast(now)
 	delta, branch := adjustSets(in.AdjustInput, &p.rt.demand[SD], &p.rt.demand[LD])
@@ -660,6 +681,6 @@ var (
 	_ sched.AskObserver       = (*Policy)(nil)
 	_ sched.FinishObserver    = (*Policy)(nil)
 	_ sched.ContainerObserver = (*Policy)(nil)
-	_ sched.Ticker            = (*Policy)(nil)
+	_ sched.QuietTicker       = (*Policy)(nil)
 	_ sched.Reporter          = (*Policy)(nil)
 )

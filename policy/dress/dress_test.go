@@ -100,24 +100,33 @@ func TestClassify(t *testing.T) {
 
 // Algorithm 3 through the core: the inputs measured from the pools, one
 // tick, the resulting δ. Estimator off, so F = 0 and every δ is checked by
-// hand; 1 unit = 1 container.
+// hand; 1 unit = 1 container. δ starts at 0.1; changed is whether the tick
+// raised the limit of a pool with a job waiting (TickChanged), after which
+// the core reconsiders the nodes.
 func TestTick(t *testing.T) {
 	place, steps := schedtest.PlaceN, schedtest.Steps
 	tests := []struct {
-		name  string
-		jobs  []sched.JobSpec
-		setup schedtest.Step
-		delta float64
+		name    string
+		jobs    []sched.JobSpec
+		setup   schedtest.Step
+		delta   float64
+		changed bool
 	}{
 		{
 			// A_c1 = 10, P1 = 0: δ = 0.1 − 10/100 = 0, clamped to 0.01.
 			name: "no small job: the pool shrinks to its floor",
-			jobs: []sched.JobSpec{job("L", none, 95)}, setup: place(0, 0, 90), delta: 0.01,
+			jobs: []sched.JobSpec{job("L", none, 95)}, setup: place(0, 0, 90), delta: 0.01, changed: true,
+		},
+		{
+			// As above, but L has all it wants: the large pool's limit
+			// rises with nobody waiting in it, which changes no answer.
+			name: "no small job, nobody waiting: the tick changes nothing Pick reads",
+			jobs: []sched.JobSpec{job("L", none, 90)}, setup: place(0, 0, 90), delta: 0.01,
 		},
 		{
 			// S wants 6, the pool has 10 free: δ = 0.1 − 4/100.
 			name: "a small job pending: the pool shrinks to its demand",
-			jobs: []sched.JobSpec{job("L", none, 95), job("S", none, 6)}, setup: place(0, 0, 90), delta: 0.06,
+			jobs: []sched.JobSpec{job("L", none, 95), job("S", none, 6)}, setup: place(0, 0, 90), delta: 0.06, changed: true,
 		},
 		{
 			// S1 fills the pool (A_c1 = 0) and S2 wants 8; L holds 40 of
@@ -125,7 +134,7 @@ func TestTick(t *testing.T) {
 			// 0.1 + 50/100.
 			name:  "large jobs satisfied: their free share goes to small jobs",
 			jobs:  []sched.JobSpec{job("S1", none, 10), job("S2", none, 8), job("L", none, 40)},
-			setup: steps(place(0, 0, 10), place(2, 0, 40)), delta: 0.6,
+			setup: steps(place(0, 0, 10), place(2, 0, 40)), delta: 0.6, changed: true,
 		},
 		{
 			// The pool is full (A_c1 = 0) and S2 wants 2. L holds 88 and
@@ -134,7 +143,7 @@ func TestTick(t *testing.T) {
 			// left over: δ = 0.1 + 2/100.
 			name:  "both short: large jobs' leftover moves to a small job",
 			jobs:  []sched.JobSpec{job("S1", none, 10), job("S2", none, 2), job("L", none, 95)},
-			setup: steps(place(0, 0, 10), place(2, 0, 88)), delta: 0.12,
+			setup: steps(place(0, 0, 10), place(2, 0, 88)), delta: 0.12, changed: true,
 		},
 		{
 			// As above but S2 wants 3: nothing moves.
@@ -149,7 +158,7 @@ func TestTick(t *testing.T) {
 			// moves 7 from large jobs: δ = 0.1 + 7/100.
 			name:  "a job not yet started counts its declared demand",
 			jobs:  []sched.JobSpec{job("S1", none, 10), job("S2", one, 7), job("L", none, 95)},
-			setup: steps(place(0, 0, 10), place(1, -1, 1), place(2, 0, 80)), delta: 0.17,
+			setup: steps(place(0, 0, 10), place(1, -1, 1), place(2, 0, 80)), delta: 0.17, changed: true,
 		},
 	}
 	for _, tt := range tests {
@@ -164,8 +173,12 @@ func TestTick(t *testing.T) {
 			tt.setup(h, js)
 			h.Now = clock.Time(clock.Second)
 			h.Core.Tick(h.Now)
-			if d := h.Policy().(*dress.Policy).Delta(); math.Abs(d-tt.delta) > 1e-9 {
+			p := h.Policy().(*dress.Policy)
+			if d := p.Delta(); math.Abs(d-tt.delta) > 1e-9 {
 				t.Errorf("δ = %v, want %v", d, tt.delta)
+			}
+			if c := p.TickChanged(); c != tt.changed {
+				t.Errorf("TickChanged = %v, want %v", c, tt.changed)
 			}
 		})
 	}

@@ -106,6 +106,14 @@ func (f *Forward) Tick(now clock.Time) {
 	}
 }
 
+// TickChanged forwards; true (the core reconsiders) when Inner cannot say.
+func (f *Forward) TickChanged() bool {
+	if o, ok := f.Inner.(sched.QuietTicker); ok {
+		return o.TickChanged()
+	}
+	return true
+}
+
 // JobAdopted forwards.
 func (f *Forward) JobAdopted(j *sched.Job) {
 	if o, ok := f.Inner.(sched.AdoptObserver); ok {
@@ -143,7 +151,7 @@ var (
 	_ sched.NodeObserver      = (*Forward)(nil)
 	_ sched.ClusterObserver   = (*Forward)(nil)
 	_ sched.AdoptObserver     = (*Forward)(nil)
-	_ sched.Ticker            = (*Forward)(nil)
+	_ sched.QuietTicker       = (*Forward)(nil)
 	_ sched.Explainer         = (*Forward)(nil)
 	_ sched.Reporter          = (*Forward)(nil)
 )
@@ -225,6 +233,7 @@ func (f *forcing) ClusterChanged(n *cluster.Node) { f.pol.ClusterChanged(n) }
 func (f *forcing) TickEvery() clock.Duration      { return f.pol.TickEvery() }
 func (f *forcing) Reserves() bool                 { return f.pol.Reserves() }
 func (f *forcing) Tick(now clock.Time)            { f.pol.Tick(now) }
+func (f *forcing) TickChanged() bool              { return f.pol.TickChanged() }
 
 // Driver methods.
 
