@@ -52,6 +52,24 @@ func newJob(p *v1.Pod, id podmap.Identity, c *core) *jobRec {
 	return j
 }
 
+// podIn returns the record of pod p, which asks for req, and adds it to
+// its job in jobs (made on the job's first pod), by the one mapping the
+// scheduler uses. The live recorder and the snapshot converter share it.
+func podIn(jobs map[string]*jobRec, p *v1.Pod, req resource.Vector, c *core) (*jobRec, *podRec) {
+	id := podmap.Identify(p)
+	key := jobKey(id)
+	j := jobs[key]
+	if j == nil {
+		j = newJob(p, id, c)
+		jobs[key] = j
+	}
+	rec := &podRec{name: p.Namespace + "/" + p.Name, am: id.AM, req: req, noReq: podmap.NoRequests(p)}
+	if rec.noReq {
+		c.adjust("pods without requests, counted as 1m of CPU as the scheduler counts them", 1)
+	}
+	return j, rec
+}
+
 func jobKey(id podmap.Identity) string {
 	if id.UID != "" {
 		return id.Job + "#" + id.UID

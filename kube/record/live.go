@@ -178,17 +178,7 @@ func (r *Recorder) newPod(now time.Time, p *v1.Pod, live bool) *livePod {
 		r.c.example(fmt.Sprintf("pod %s/%s: %v", p.Namespace, p.Name, err))
 		return &livePod{out: true}
 	}
-	id := podmap.Identify(p)
-	key := jobKey(id)
-	j := r.jobs[key]
-	if j == nil {
-		j = newJob(p, id, r.c)
-		r.jobs[key] = j
-	}
-	rec := &podRec{name: p.Namespace + "/" + p.Name, am: id.AM, req: req, noReq: podmap.NoRequests(p)}
-	if rec.noReq {
-		r.c.adjust("pods without requests, counted as 1m of CPU as the scheduler counts them", 1)
-	}
+	j, rec := podIn(r.jobs, p, req, r.c)
 	rec.created = refine(p.CreationTimestamp.Time, now, live)
 	if p.CreationTimestamp.IsZero() {
 		r.c.problem("pods without a creation time, given the time they were seen", fmt.Sprintf("pod %s has no creationTimestamp", rec.name))

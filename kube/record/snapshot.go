@@ -407,19 +407,9 @@ func (s *snapshot) pod(p *v1.Pod, where string) {
 		s.c.example(fmt.Sprintf("%s: pod %s/%s: %v", where, p.Namespace, p.Name, err))
 		return
 	}
-	id := podmap.Identify(p)
-	key := jobKey(id)
-	j := s.jobs[key]
-	if j == nil {
-		j = newJob(p, id, s.c)
-		s.jobs[key] = j
-	}
+	j, rec := podIn(s.jobs, p, req, s.c)
 	// One-second stamps settled against each other, and against a binding
 	// that a Scheduled event times to the microsecond.
-	rec := &podRec{name: p.Namespace + "/" + p.Name, am: id.AM, req: req, noReq: podmap.NoRequests(p)}
-	if rec.noReq {
-		s.c.adjust("pods without requests, counted as 1m of CPU as the scheduler counts them", 1)
-	}
 	sp := []span{stampSpan(st.created), {}, stampSpan(st.started), {}}
 	if st.node != "" {
 		sp[1] = stampSpan(st.scheduled)
