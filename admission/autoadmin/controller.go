@@ -41,10 +41,14 @@ type Controller struct {
 	declAM, declTC resource.Vector
 
 	// taskSizes counts, per dimension, the unfinished jobs by their
-	// largest declared task, for Safe; gran is the greatest common divisor
-	// of node capacities and every request seen.
+	// largest declared task, for Safe. Safe's granularity is the greatest
+	// common divisor of reqGran, every request seen, and nodeGran, the
+	// capacities of the nodes that take containers now: the latter is
+	// recomputed from the node shapes as they change, so that a node of
+	// odd size that has left no longer makes it finer.
 	taskSizes [resource.NumDims]map[int64]int
-	gran      resource.Vector
+	reqGran   resource.Vector
+	nodeGran  resource.Vector
 
 	// Task demand, for Demand: per job what its tasks hold and ask for,
 	// and the sum over jobs with any.
@@ -83,8 +87,9 @@ type Controller struct {
 	rec recorder
 }
 
-// nodeShape is a node capacity and how many nodes have it, in node order,
-// so that sums over nodes run in a fixed order.
+// nodeShape is a node capacity and how many nodes have it, listed in the
+// order the shapes first appeared (node order for the nodes there at
+// start), so that sums over nodes run in a fixed order.
 type nodeShape struct {
 	capacity resource.Vector
 	count    int
@@ -103,9 +108,6 @@ func New(v *sched.View, cfg Config) *Controller {
 		c.nodeCap = append(c.nodeCap, nc)
 		c.capacity = c.capacity.Add(nc)
 		c.reshape(nc, 1)
-		for d := range c.gran {
-			c.gran[d] = gcd(c.gran[d], nc[d])
-		}
 	}
 	if cfg.Guard {
 		c.guard = newGuard(cl, sustainedLoad(v.LoadForecast()), v.LoadForecast() != nil)
@@ -136,10 +138,12 @@ func (c *Controller) reshape(nc resource.Vector, delta int) {
 	if c.shapes[k].count += delta; c.shapes[k].count <= 0 {
 		c.shapes = slices.Delete(c.shapes, k, k+1)
 	}
+	c.nodeGran = resource.Vector{}
 	for d := range c.nodeCaps {
 		c.nodeCaps[d] = c.nodeCaps[d][:0]
 		for _, s := range c.shapes {
 			c.nodeCaps[d] = append(c.nodeCaps[d], [2]int64{s.capacity[d], int64(s.count)})
+			c.nodeGran[d] = gcd(c.nodeGran[d], s.capacity[d])
 		}
 	}
 	c.slots = [resource.NumDims]slotsMemo{}
@@ -226,7 +230,7 @@ func (c *Controller) safeReserve(d resource.Dim) int64 {
 	for size := range c.taskSizes[d] {
 		task = max(task, size) // the maximum does not depend on map order
 	}
-	return SafeReserve(c.nodeCaps[d], task, c.gran[d])
+	return SafeReserve(c.nodeCaps[d], task, gcd(c.nodeGran[d], c.reqGran[d]))
 }
 
 // admissible applies ARC's test to an AM of the given size.
@@ -350,10 +354,10 @@ func (c *Controller) declare(j *sched.Job, sign int64) {
 		first = first.Mul(int64(sp.Phases[0].Tasks))
 	}
 	c.declTC = c.declTC.Add(first.Mul(sign))
-	for d := range c.gran {
-		c.gran[d] = gcd(c.gran[d], sp.AM[d])
+	for d := range c.reqGran {
+		c.reqGran[d] = gcd(c.reqGran[d], sp.AM[d])
 		for _, p := range sp.Phases {
-			c.gran[d] = gcd(c.gran[d], p.Request[d])
+			c.reqGran[d] = gcd(c.reqGran[d], p.Request[d])
 		}
 	}
 	for _, d := range c.cfg.Dims {
@@ -444,13 +448,20 @@ func (c *Controller) touch(id int) { c.updateNode(c.v.Cluster().Node(cluster.Nod
 // updateNode refreshes node n's record in the RIC and the guard.
 func (c *Controller) updateNode(n *cluster.Node) {
 	c.ric.Update(n)
-	if c.guard != nil {
-		am := n.AMAllocated()
-		if c.held != nil {
-			am = am.Add(c.held.at(n.ID()))
-		}
-		c.guard.node(n, am)
+	c.guardNode(n)
+}
+
+// guardNode refreshes node n's record in the guard, if any: what it
+// offers and what AMs, and tasks held like them, hold there.
+func (c *Controller) guardNode(n *cluster.Node) {
+	if c.guard == nil {
+		return
 	}
+	am := n.AMAllocated()
+	if c.held != nil {
+		am = am.Add(c.held.at(n.ID()))
+	}
+	c.guard.node(n, am)
 }
 
 // ContainerChanged keeps the RIC current as containers are allocated and

@@ -137,8 +137,11 @@ func (c *Controller) capAt(id cluster.NodeID) resource.Vector {
 // size or schedulability, or now meets other placement constraints (labels,
 // taints): C_R and the node shapes count the nodes that take containers,
 // and each known pool moves the node in or out. It touches that node
-// alone: a change of what others hold on a node (the simulator's external
-// load) changes neither and costs one comparison per pool.
+// alone: a change of what others hold on a node (a recorded cluster's
+// external load, others' pods on a live node) changes neither and costs
+// one comparison per pool, but the guard hears of it at once, since it
+// plans without a load curve around what others hold now, and an
+// admission may be decided before the node's next heartbeat.
 func (c *Controller) ClusterChanged(n *cluster.Node) {
 	id := int(n.ID())
 	for id >= len(c.nodeCap) {
@@ -153,15 +156,13 @@ func (c *Controller) ClusterChanged(n *cluster.Node) {
 		p.follow(n, old, now)
 	}
 	if now == old {
+		c.guardNode(n)
 		return
 	}
 	c.nodeCap[id] = now
 	c.capacity = c.capacity.Sub(old).Add(now)
 	c.reshape(old, -1)
 	c.reshape(now, 1)
-	for d := range c.gran {
-		c.gran[d] = gcd(c.gran[d], now[d])
-	}
 	c.updateNode(n)
 	c.note()
 }
