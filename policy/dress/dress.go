@@ -557,19 +557,26 @@ func (p *Policy) inputsFull(now clock.Time) inputs {
 			}
 		}
 	}
-	if p.cfg.Estimator && p.cfg.Release == ReleaseConst && p.tasks > 0 {
-		// A fixed number of releases per second, weighed at the mean
-		// running task and split by what each category's tasks hold.
-		n := p.cfg.ConstRate * p.horizon.Seconds()
-		n = min(n, float64(p.tasks))
-		mean := float64(p.taskUnits[SD]+p.taskUnits[LD]) / float64(p.tasks)
-		for cat := range f {
-			f[cat] = n * mean * float64(p.taskUnits[cat]) / float64(p.taskUnits[SD]+p.taskUnits[LD])
-		}
-		in.predicted = n
-	}
+	p.constRelease(&f, &in.predicted)
 	in.F1, in.F2 = f[SD], f[LD]
 	return in
+}
+
+// constRelease replaces the forecast f and its count of releases with
+// release=const's, when that is the estimate: a fixed number of releases
+// per second, weighed at the mean running task and split by what each
+// category's tasks hold. The full walk and the incremental re-tune share it.
+func (p *Policy) constRelease(f *[2]float64, predicted *float64) {
+	if !p.cfg.Estimator || p.cfg.Release != ReleaseConst || p.tasks == 0 {
+		return
+	}
+	n := p.cfg.ConstRate * p.horizon.Seconds()
+	n = min(n, float64(p.tasks))
+	mean := float64(p.taskUnits[SD]+p.taskUnits[LD]) / float64(p.tasks)
+	for cat := range f {
+		f[cat] = n * mean * float64(p.taskUnits[cat]) / float64(p.taskUnits[SD]+p.taskUnits[LD])
+	}
+	*predicted = n
 }
 
 // usable reports whether job j could take a container now: it is admitted,

@@ -220,15 +220,7 @@ func (p *Policy) inputsFast(now clock.Time) inputs {
 			}
 		}
 	}
-	if p.cfg.Estimator && p.cfg.Release == ReleaseConst && p.tasks > 0 {
-		n := p.cfg.ConstRate * p.horizon.Seconds()
-		n = min(n, float64(p.tasks))
-		mean := float64(p.taskUnits[SD]+p.taskUnits[LD]) / float64(p.tasks)
-		for cat := range f {
-			f[cat] = n * mean * float64(p.taskUnits[cat]) / float64(p.taskUnits[SD]+p.taskUnits[LD])
-		}
-		in.predicted = n
-	}
+	p.constRelease(&f, &in.predicted)
 	in.F1, in.F2 = f[SD], f[LD]
 	return in
 }
