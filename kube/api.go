@@ -273,7 +273,7 @@ func (s *Scheduler) waitReason(ps *podState) string {
 		if ps.job.am != nil {
 			am = "driver pod " + ps.job.am.key
 		}
-		return fmt.Sprintf("waiting for %s to run: executors are placed only once their driver runs", am)
+		return fmt.Sprintf("waiting for %s to be bound: executors are placed only once their driver is", am)
 	}
 	if a := askOf(ps); a != nil && a.Unfit() {
 		return "it fits no node: " + s.nodeVerdict(ps, false).msg

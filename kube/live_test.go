@@ -88,8 +88,8 @@ func TestLiveSchedulesSparkAndSurvivesKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A Spark application: executors bind only once the driver runs, and
-	// kwok completes them after their replay duration.
+	// A Spark application: executors bind only once the driver is bound,
+	// and kwok completes them after their replay duration.
 	create(livePod("spark", "pi-driver", "1", driver("spark-pi")))
 	for i := range 2 {
 		create(livePod("spark", fmt.Sprintf("pi-exec-%d", i), "1", executor("spark-pi"), annotations(replayDuration, "2s")))
@@ -110,11 +110,14 @@ func TestLiveSchedulesSparkAndSurvivesKill9(t *testing.T) {
 	if drv.Status.Phase != v1.PodRunning || drv.Status.StartTime == nil {
 		t.Fatalf("driver %s, want Running", drv.Status.Phase)
 	}
+	// Condition times have a resolution of one second: "before" is a whole
+	// second earlier.
+	dsc := condition(drv, v1.PodScheduled)
 	for i := range 2 {
 		p, _ := getPod(cs, "spark", fmt.Sprintf("pi-exec-%d", i))
 		sc := condition(p, v1.PodScheduled)
-		if sc == nil || sc.LastTransitionTime.Before(drv.Status.StartTime) {
-			t.Errorf("%s scheduled at %v, before its driver started at %v", p.Name, sc, drv.Status.StartTime)
+		if sc == nil || dsc == nil || sc.LastTransitionTime.Before(&dsc.LastTransitionTime) {
+			t.Errorf("%s scheduled at %v, before its driver was at %v", p.Name, sc, dsc)
 		}
 	}
 

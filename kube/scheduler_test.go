@@ -373,17 +373,21 @@ func TestPlacesAroundOtherSchedulersAndConstraints(t *testing.T) {
 	e.waitBound("ns/p3", "a")
 }
 
+// Executors are placed once their driver is bound, not before, and not
+// only once it runs: here the driver waits for room that another
+// scheduler's pod holds, and its executors, which would fit, wait with it.
 func TestExecutorsWaitForTheirDriver(t *testing.T) {
-	e := newEnv(t, readyNode("a", "8", "16Gi", nil))
+	e := newEnv(t, readyNode("a", "8", "16Gi", nil),
+		mkPod("ns", "other", "7500m", scheduler("default-scheduler"), boundTo("a", v1.PodRunning)))
 	s, _ := e.start(e.options("fifo", "none"))
 	e.add(mkPod("spark", "drv", "1", driver("app-1")))
-	e.add(mkPod("spark", "exec-1", "2", executor("app-1")))
-	e.add(mkPod("spark", "exec-2", "2", executor("app-1")))
-	e.waitBound("spark/drv", "a")
+	e.add(mkPod("spark", "exec-1", "250m", executor("app-1")))
+	e.add(mkPod("spark", "exec-2", "250m", executor("app-1")))
+	e.staysUnbound("spark/drv")
 	e.staysUnbound("spark/exec-1")
 	e.staysUnbound("spark/exec-2")
 	e.statusTick()
-	e.waitEvent("FailedScheduling", "waiting for driver pod spark/drv to run")
+	e.waitEvent("FailedScheduling", "waiting for driver pod spark/drv to be bound")
 	e.waitFor("PodScheduled=False on exec-1", func() bool {
 		for _, c := range e.pod("spark/exec-1").Status.Conditions {
 			if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && strings.Contains(c.Message, "driver pod spark/drv") {
@@ -392,9 +396,16 @@ func TestExecutorsWaitForTheirDriver(t *testing.T) {
 		}
 		return false
 	})
-	e.setPhase("spark/drv", v1.PodRunning)
+	// The other scheduler's pod ends: the driver is bound, and its
+	// executors with it, while the driver is still Pending.
+	e.setPhase("ns/other", v1.PodSucceeded)
+	e.waitBound("spark/drv", "a")
 	e.waitBound("spark/exec-1", "a")
 	e.waitBound("spark/exec-2", "a")
+	if ph := e.pod("spark/drv").Status.Phase; ph != v1.PodPending {
+		t.Fatalf("driver %s, want still Pending", ph)
+	}
+	e.setPhase("spark/drv", v1.PodRunning)
 	e.onLoop(s, func() {
 		j := s.core.JobByKey("spark/app-1")
 		if j == nil || j.State() != sched.Active || j.LiveContainers() != 3 {

@@ -348,6 +348,9 @@ func (s *Scheduler) advance(now clock.Time, ps *podState) {
 		ps.gen++ // the binding's own answer is now moot
 		fallthrough
 	case podBound:
+		if ps.am {
+			s.driverBound(now, ps)
+		}
 		if p.Status.Phase == v1.PodRunning || terminal(p) {
 			s.report(now, ps, sched.Running)
 			ps.phase = podRunning
@@ -371,13 +374,29 @@ func (s *Scheduler) report(now clock.Time, ps *podState, st sched.ContainerState
 	if err := s.core.Report(now, ps.ct, st); err != nil {
 		s.o.Log.Error("report", "pod", ps.key, "state", st, "err", err)
 	}
-	if st == sched.Running && ps.am && ps.job.j.State() == sched.Admitted {
-		if err := s.core.AMStarted(now, ps.job.j); err != nil {
-			s.o.Log.Error("AM started", "pod", ps.key, "err", err)
-		}
-	}
 	if st.Terminal() {
 		ps.ct = nil
+	}
+}
+
+// driverBound starts a job's AM once its driver pod's binding is confirmed
+// (our binding's answer, or the watch showing the pod on our node), not
+// once the pod runs: from then on the job's executor pods are placed.
+//
+// YARN places a job's tasks only after its AM registers, because only then
+// does anyone ask for them. A pod that exists is an ask already made, so
+// waiting for the driver to run protects nothing: what keeps drivers from
+// filling the cluster is admission, and a bound driver's executors cannot
+// be placed ahead of it. Waiting would only tie the executors to how fast
+// the kubelet starts the driver: on a loaded cluster, minutes. A driver
+// found bound when spindle starts is adopted as started for the same
+// reason (Core.Adopt), so both paths agree.
+func (s *Scheduler) driverBound(now clock.Time, ps *podState) {
+	if ps.ct == nil || ps.job.j.State() != sched.Admitted {
+		return
+	}
+	if err := s.core.AMStarted(now, ps.job.j); err != nil {
+		s.o.Log.Error("AM started", "pod", ps.key, "err", err)
 	}
 }
 

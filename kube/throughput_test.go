@@ -22,21 +22,23 @@ func (e *env) patchesOf(key string) int {
 	return n
 }
 
-// A pod that waits less than StatusAfter is told nothing: executors whose
-// driver starts at once are bound without a FailedScheduling Event or a
-// PodScheduled=False patch, as kube-scheduler writes nothing for a pod
-// that merely waits its turn.
+// A pod that waits less than StatusAfter is told nothing: a driver that
+// waits briefly for room, and an executor that waits for it, are bound
+// without a FailedScheduling Event or a PodScheduled=False patch, as
+// kube-scheduler writes nothing for a pod that merely waits its turn.
 func TestShortWaitsWriteNothing(t *testing.T) {
-	e := newEnv(t, readyNode("a", "8", "16Gi", nil))
+	e := newEnv(t, readyNode("a", "8", "16Gi", nil),
+		mkPod("ns", "other", "7500m", scheduler("default-scheduler"), boundTo("a", v1.PodRunning)))
 	o := e.options("fifo", "none")
 	o.StatusAfter = 10 * time.Second
 	e.start(o)
 	e.add(mkPod("spark", "drv", "1", driver("app-1")))
-	e.add(mkPod("spark", "exec-1", "2", executor("app-1")))
-	e.waitBound("spark/drv", "a")
-	// Several status periods (20 ms each) pass while the executor waits.
+	e.add(mkPod("spark", "exec-1", "250m", executor("app-1")))
+	// Several status periods (20 ms each) pass while both wait.
+	e.staysUnbound("spark/drv")
 	e.staysUnbound("spark/exec-1")
-	e.setPhase("spark/drv", v1.PodRunning)
+	e.setPhase("ns/other", v1.PodSucceeded)
+	e.waitBound("spark/drv", "a")
 	e.waitBound("spark/exec-1", "a")
 	for _, ev := range e.drainEvents() {
 		if strings.Contains(ev, "FailedScheduling") {
@@ -51,13 +53,13 @@ func TestShortWaitsWriteNothing(t *testing.T) {
 // A pod that waits longer is told why, once StatusAfter has passed, and
 // not before.
 func TestLongWaitsAreWrittenAfterStatusAfter(t *testing.T) {
-	e := newEnv(t, readyNode("a", "8", "16Gi", nil))
+	e := newEnv(t, readyNode("a", "8", "16Gi", nil),
+		mkPod("ns", "other", "7500m", scheduler("default-scheduler"), boundTo("a", v1.PodRunning)))
 	o := e.options("fifo", "none")
 	o.StatusAfter = 300 * time.Millisecond
 	e.start(o)
 	e.add(mkPod("spark", "drv", "1", driver("app-1")))
-	e.add(mkPod("spark", "exec-1", "2", executor("app-1")))
-	e.waitBound("spark/drv", "a")
+	e.add(mkPod("spark", "exec-1", "250m", executor("app-1")))
 	// Just short of StatusAfter (and past several refreshes): nothing yet.
 	e.advance(o.StatusAfter - o.StatusEvery)
 	for _, ev := range e.drainEvents() {
@@ -67,7 +69,7 @@ func TestLongWaitsAreWrittenAfterStatusAfter(t *testing.T) {
 	}
 	// Past it, at the next refresh: the reason.
 	e.advance(2 * o.StatusEvery)
-	e.waitEvent("FailedScheduling", "waiting for driver pod spark/drv to run")
+	e.waitEvent("FailedScheduling", "waiting for driver pod spark/drv to be bound")
 	e.waitFor("PodScheduled=False on exec-1", func() bool {
 		for _, c := range e.pod("spark/exec-1").Status.Conditions {
 			if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse {

@@ -334,8 +334,9 @@ func (c *Core) unlink(ct *Container) {
 
 // Ask records one request of Open job j's AM (or, with r.AM, the job's own
 // AM container) and returns the ask it joins. Task requests are allocatable
-// only while the job is Active (its AM runs): executors are never placed
-// before their driver runs; earlier ones are held (Ask.Held) until then.
+// only while the job is Active (its AM has started, AMStarted): executors are
+// never placed before their driver; earlier ones are held (Ask.Held) until
+// then.
 func (c *Core) Ask(now clock.Time, j *Job, r Request) (*Ask, error) {
 	c.enter("Ask")
 	switch {

@@ -54,15 +54,15 @@ queues of --config (YAML: queues with capacity and max_capacity, and a
 default_queue). A node offers its allocatable less what pods of other
 schedulers request on it; nodeSelector, required node affinity, taints and
 tolerations, cordoned and NotReady nodes are respected, and so is each
-node's pods allocatable. Executors are never bound before their driver runs;
+node's pods allocatable. Executors are never bound before their driver is;
 a driver held by admission control stays Pending with PodScheduled=False and
 an Event saying what it waits for.
 
 Admission control is AutoAdmin unless -a says otherwise: it admits a driver
 only while the drivers leave room for executors, which is what keeps a burst
 of Spark applications from filling the cluster with drivers whose executors
-can never run (binding executors only after their driver runs does not
-prevent that). -a none turns it off. A job whose driver fits no node waits
+can never run (binding executors only after their driver does not prevent
+that). -a none turns it off. A job whose driver fits no node waits
 without holding back any other, and each queue is admitted in its own
 order.
 

@@ -28,7 +28,7 @@ const (
 	// taints); it stays pending.
 	ResultUnschedulable Result = "unschedulable"
 	// ResultWaitingAdmission: the admission controller holds the pod's job
-	// (or the pod is an executor whose driver is not running yet).
+	// (or the pod is an executor whose driver is not bound yet).
 	ResultWaitingAdmission Result = "waiting_admission"
 	// ResultError: the attempt failed for a reason other than the cluster
 	// being full (bad annotation, internal error).

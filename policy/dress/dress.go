@@ -649,7 +649,7 @@ func (p *Policy) remaining(j *sched.Job) int64 {
 
 // remainingOpen is remaining for a live application, which declares no
 // phases and asks as it goes: what its requests want now, pending or held
-// until its driver runs (its driver's own included while it waits), or,
+// until its driver starts (its driver's own included while it waits), or,
 // before it has asked for any executor, its declared demand less its
 // running driver. Counting only declared phases, as for a simulated job,
 // would leave a running driver's executors out of Algorithm 3 altogether:

@@ -329,7 +329,8 @@ func (c *Cluster) Submit(spec sched.JobSpec) (*sched.Job, error) {
 }
 
 // Run reports container key RUNNING; for an AM, the AM then registers
-// (AMStarted), as a live driver does when the driver pod runs.
+// (AMStarted). The kube driver reports AMStarted earlier, once the driver
+// pod's binding is confirmed (docs/kube.md); the two differ only in when.
 func (c *Cluster) Run(key string) error {
 	ct, err := c.Container(key)
 	if err != nil {
