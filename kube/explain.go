@@ -95,16 +95,21 @@ func (s *Scheduler) nodeVerdict(ps *podState, now bool) nodeVerdict {
 // does; the resource filter gives every resource that is short.
 func (s *Scheduler) whyNotOn(ps *podState, ns *nodeState, now bool) []string {
 	n := ns.node
-	switch {
-	case n.Spec.Unschedulable:
+	if n.Spec.Unschedulable {
 		return []string{reasonUnschedulable}
-	case !ns.schedu:
-		return []string{reasonNotReady}
 	}
+	// kube-scheduler has no Ready filter: the node lifecycle controller
+	// taints a NotReady node node.kubernetes.io/not-ready, and the taint
+	// filter gives the reason. spindle keeps off a NotReady node whether
+	// or not the taint is there yet (a cluster without that controller
+	// never gets it), and words it as kube-scheduler does when it is.
 	if t, bad := corev1helpers.FindMatchingUntoleratedTaint(n.Spec.Taints, ps.place.tolerations, func(t *v1.Taint) bool {
 		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
 	}); bad {
 		return []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)}
+	}
+	if !ns.schedu {
+		return []string{reasonNotReady}
 	}
 	if ok, err := ps.place.affinity.Match(n); err != nil || !ok {
 		return []string{reasonAffinity}

@@ -583,10 +583,20 @@ func TestNotReadyAndCordonedNodesTakeNothing(t *testing.T) {
 	notReady.Status.Conditions[0].Status = v1.ConditionFalse
 	cordoned := readyNode("b", "8", "8Gi", nil)
 	cordoned.Spec.Unschedulable = true
-	e := newEnv(t, notReady, cordoned)
+	// A NotReady node as the node lifecycle controller leaves it.
+	tainted := readyNode("c", "8", "8Gi", nil)
+	tainted.Status.Conditions[0].Status = v1.ConditionFalse
+	tainted.Spec.Taints = []v1.Taint{{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoSchedule}}
+	e := newEnv(t, notReady, cordoned, tainted)
 	e.start(e.options("fifo", "none"))
 	e.add(mkPod("ns", "p1", "1"))
 	e.staysUnbound("ns/p1")
+	// Each node in kube-scheduler's words; the one it would take (NotReady,
+	// not tainted yet) as kube-scheduler words it where it has the filter.
+	want := "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were not ready, 1 node(s) were unschedulable."
+	if msg := e.waitCondition("ns/p1", "nodes are available"); msg != want {
+		t.Errorf("p1 says %q, want %q", msg, want)
+	}
 	// The node becomes Ready: the pod goes there.
 	n := notReady.DeepCopy()
 	n.Status.Conditions[0].Status = v1.ConditionTrue
