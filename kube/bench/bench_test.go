@@ -101,3 +101,33 @@ func TestTimeoutSaysHowFarItGot(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// The matrix report's derived figures, hand-computed: keeps pace is
+// pods/s × create s ÷ pods; the summary divides medians by the binder's
+// pods/s and by kube-scheduler's p99.
+func TestMatrixReport(t *testing.T) {
+	res := func(rate float64, p99, create time.Duration) *Result {
+		return &Result{Pods: 1000, Bound: 1000, PodsPerSec: rate, P50: p99 / 2, P99: p99, Create: create}
+	}
+	cells := []cell{
+		{"kube-scheduler", "1x1000", 1, res(50, 4*time.Second, 20*time.Second), "1.00"},
+		{"kube-scheduler", "1x1000", 2, res(40, 6*time.Second, 25*time.Second), "1.00"},
+		{"spindle", "1x1000", 1, res(25, 10*time.Second, 20*time.Second), "1.00"}, // half the pace
+		{"spindle", "1x1000", 2, res(100, 2*time.Second, 10*time.Second), "1.00"},
+		{"round-robin", "1x1000", 1, res(80, 3*time.Second, 12*time.Second), "1.00"},
+	}
+	out := matrixReport(cells, []string{"kube-scheduler", "spindle", "round-robin"}, time.Now())
+	for _, want := range []string{
+		"| 1 | 1x1000 | spindle | 1.00 | 25.0 | 5.00 | 10.00 | 20.0 | 0.50 |",
+		"| 2 | 1x1000 | spindle | 1.00 | 100.0 | 1.00 | 2.00 | 10.0 | 1.00 |",
+		// kube-scheduler: median pods/s 45 ÷ 80; median p99 5 s ÷ itself.
+		"| 1x1000 | kube-scheduler | 2 | 40.0 / 45.0 / 50.0 | 4.00 / 5.00 / 6.00 | 0.56 | 1.00 |",
+		// spindle: median 62.5 ÷ 80 = 0.78; median p99 6 s ÷ 5 s = 1.20.
+		"| 1x1000 | spindle | 2 | 25.0 / 62.5 / 100.0 | 2.00 / 6.00 / 10.00 | 0.78 | 1.20 |",
+		"| 1x1000 | round-robin | 1 | 80.0 / 80.0 / 80.0 | 3.00 / 3.00 / 3.00 | 1.00 | 0.60 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -209,7 +209,32 @@ var (
 	matrixRepeat = flag.Int("kube-bench-repeat", 3, "TestLiveBenchMatrix: sittings, each on a fresh control plane, the schedulers alternating")
 	matrixShapes = flag.String("kube-bench-shapes", "1x5000,5x1000,25x200", "TestLiveBenchMatrix: jobs x pods per job")
 	matrixScheds = flag.String("kube-bench-schedulers", "kube-scheduler,spindle,round-robin", "TestLiveBenchMatrix: which to measure")
+	matrixBase   = flag.String("kube-bench-base", "", "TestLiveBenchMatrix: also measure spindle as built from this git revision, as scheduler spindle-base, to compare two builds in one sitting")
 )
+
+// baseBinary builds cmd/spindle as it was at git revision rev, from a
+// copy of that revision's tree.
+func baseBinary(t *testing.T, rev string) string {
+	dir := t.TempDir()
+	tarball := filepath.Join(dir, "src.tar")
+	src := filepath.Join(dir, "src")
+	bin := filepath.Join(dir, "spindle-base")
+	for _, c := range [][]string{
+		{"git", "archive", "-o", tarball, rev},
+		{"mkdir", src},
+		{"tar", "-xf", tarball, "-C", src},
+	} {
+		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("-kube-bench-base %s: %s: %v\n%s", rev, strings.Join(c, " "), err, out)
+		}
+	}
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/spindle")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("-kube-bench-base %s: build: %v\n%s", rev, err, out)
+	}
+	return bin
+}
 
 // cell is one measurement of the matrix.
 type cell struct {
@@ -251,11 +276,16 @@ func TestLiveBenchMatrix(t *testing.T) {
 		shapes = append(shapes, shape{j, j * p})
 	}
 	scheds := strings.Split(*matrixScheds, ",")
+	var base string
+	if *matrixBase != "" {
+		base = baseBinary(t, *matrixBase)
+		scheds = append(scheds, "spindle-base")
+	}
 	for _, name := range scheds {
 		if name == "spindle" && spindle == "" {
 			t.Fatal("this build has no 'spindle kube schedule'")
 		}
-		if name != "spindle" && name != "kube-scheduler" && name != "round-robin" {
+		if !slices.Contains([]string{"spindle", "spindle-base", "kube-scheduler", "round-robin"}, name) {
 			t.Fatalf("-kube-bench-schedulers: unknown %q", name)
 		}
 	}
@@ -281,13 +311,16 @@ func TestLiveBenchMatrix(t *testing.T) {
 						stop, schedName = startKubeScheduler(t, bin, c, qps, burst), "default-scheduler"
 					case "spindle":
 						stop = startSpindle(t, spindle, c, qps, burst)
+					case "spindle-base":
+						stop = startSpindle(t, base, c, qps, burst)
 					case "round-robin":
 						stop, schedName = startBinder(t, c), BinderName
 					}
 					// kwok first catches up with the pods earlier cells
-					// bound: a driver kwok has not started yet holds its
-					// executors under spindle, so a backlog left by the
-					// previous cell would be charged to this one.
+					// bound, so that no cell shares the machine with the
+					// previous one's backlog. (Before a bound driver
+					// counted as started, a driver kwok had not started
+					// yet also held its executors under spindle.)
 					if err := quiesce(client, 10*time.Minute); err != nil {
 						t.Fatal(err)
 					}
@@ -351,12 +384,15 @@ func matrixReport(cells []cell, scheds []string, started time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n<!-- %s to %s, %d cpus (%s), %s -->\n", started.Format(time.RFC3339), time.Now().UTC().Format(time.RFC3339),
 		runtime.NumCPU(), cpuModel(), runtime.Version())
-	b.WriteString("| sitting | shape | scheduler | load 1m | pods/s | p50 ms | p99 ms | create s |\n|---|---|---|---|---|---|---|---|\n")
+	// keeps pace: pods/s over the rate the pods were created at; 1.00 is a
+	// scheduler that bound them as fast as they came.
+	b.WriteString("| sitting | shape | scheduler | load 1m | pods/s | p50 s | p99 s | create s | keeps pace |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range cells {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.1f | %d | %d | %.1f |\n", c.rep, c.shape, c.sched, c.load,
-			c.res.PodsPerSec, c.res.P50.Milliseconds(), c.res.P99.Milliseconds(), c.res.Create.Seconds())
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.1f | %.2f | %.2f | %.1f | %.2f |\n", c.rep, c.shape, c.sched, c.load,
+			c.res.PodsPerSec, c.res.P50.Seconds(), c.res.P99.Seconds(), c.res.Create.Seconds(),
+			c.res.PodsPerSec*c.res.Create.Seconds()/float64(c.res.Pods))
 	}
-	b.WriteString("\n| shape | scheduler | runs | pods/s min / median / max | p99 s min / median / max | median pods/s / round-robin's |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n| shape | scheduler | runs | pods/s min / median / max | p99 s min / median / max | median pods/s ÷ round-robin's | median p99 ÷ kube-scheduler's |\n|---|---|---|---|---|---|---|\n")
 	var shapes []string
 	for _, c := range cells {
 		if !slices.Contains(shapes, c.shape) {
@@ -364,9 +400,12 @@ func matrixReport(cells []cell, scheds []string, started time.Time) string {
 		}
 	}
 	for _, sh := range shapes {
-		ceiling := 0.0
+		ceiling, ksP99 := 0.0, 0.0
 		if rr := pick(cells, sh, "round-robin"); len(rr) > 0 {
 			ceiling = median(rates(rr))
+		}
+		if ks := pick(cells, sh, "kube-scheduler"); len(ks) > 0 {
+			ksP99 = median(p99s(ks))
 		}
 		for _, name := range scheds {
 			cs := pick(cells, sh, name)
@@ -374,12 +413,15 @@ func matrixReport(cells []cell, scheds []string, started time.Time) string {
 				continue
 			}
 			r, p := rates(cs), p99s(cs)
-			frac := "–"
+			frac, vsKS := "–", "–"
 			if ceiling > 0 {
 				frac = fmt.Sprintf("%.2f", median(r)/ceiling)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %.1f / %.1f / %.1f | %.2f / %.2f / %.2f | %s |\n", sh, name, len(cs),
-				slices.Min(r), median(r), slices.Max(r), slices.Min(p), median(p), slices.Max(p), frac)
+			if ksP99 > 0 {
+				vsKS = fmt.Sprintf("%.2f", median(p)/ksP99)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %.1f / %.1f / %.1f | %.2f / %.2f / %.2f | %s | %s |\n", sh, name, len(cs),
+				slices.Min(r), median(r), slices.Max(r), slices.Min(p), median(p), slices.Max(p), frac, vsKS)
 		}
 	}
 	return b.String()
