@@ -219,12 +219,20 @@ func baseBinary(t *testing.T, rev string) string {
 	tarball := filepath.Join(dir, "src.tar")
 	src := filepath.Join(dir, "src")
 	bin := filepath.Join(dir, "spindle-base")
+	// From a subdirectory git archive takes only that subtree: run it at
+	// the repository's top.
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Fatalf("-kube-bench-base: not in a git checkout: %v", err)
+	}
 	for _, c := range [][]string{
 		{"git", "archive", "-o", tarball, rev},
 		{"mkdir", src},
 		{"tar", "-xf", tarball, "-C", src},
 	} {
-		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir = strings.TrimSpace(string(top))
+		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("-kube-bench-base %s: %s: %v\n%s", rev, strings.Join(c, " "), err, out)
 		}
 	}
