@@ -320,7 +320,7 @@ func TestLiveBenchMatrix(t *testing.T) {
 					case "spindle":
 						stop = startSpindle(t, spindle, c, qps, burst)
 					case "spindle-base":
-						stop = startSpindle(t, base, c, qps, burst)
+						stop, schedName = startSpindle(t, base, c, qps, burst), "spindle"
 					case "round-robin":
 						stop, schedName = startBinder(t, c), BinderName
 					}
