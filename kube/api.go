@@ -241,7 +241,9 @@ func (s *Scheduler) refreshStatus() {
 				s.setWhy(ps, s.waitReason(ps))
 			}
 		case podHeld, podBackoff:
-			if ps.why != "" {
+			if ps.awaits != "" && s.waitedLongEnough(ps) {
+				s.setWhy(ps, ps.held)
+			} else if ps.why != "" {
 				s.setWhy(ps, ps.why)
 			}
 		}

@@ -112,6 +112,9 @@ type Scheduler struct {
 	pods     map[string]*podState
 	jobs     map[string]*jobState
 	jobGen   map[string]int
+	// awaiting holds, by job, Spark executor pods seen before their
+	// job's driver: they join the job when the driver comes (sync.go).
+	awaiting map[string][]*podState
 	// external holds, per node name, what pods spindle does not schedule
 	// request there; foreign maps such pods to where they count.
 	external map[string]resource.Vector
@@ -211,6 +214,9 @@ type podState struct {
 	// message last sent (cleared when the write lost a race, so that it is
 	// sent again); held the reason the pod is not given to the core.
 	why, cond, held string
+	// awaits names the job whose driver this executor waits for, before
+	// it is part of any job ("" otherwise).
+	awaits string
 }
 
 type jobState struct {
@@ -271,7 +277,7 @@ func New(o Options) (*Scheduler, error) {
 	s := &Scheduler{
 		o: o, queue: newWorkQueue(),
 		nodes: map[string]*nodeState{}, pods: map[string]*podState{}, jobs: map[string]*jobState{},
-		jobGen: map[string]int{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{}, foreignPods: map[string]int{}, evicting: map[string]string{},
+		jobGen: map[string]int{}, awaiting: map[string][]*podState{}, external: map[string]resource.Vector{}, foreign: map[string]foreignPod{}, foreignPods: map[string]int{}, evicting: map[string]string{},
 		results: make(chan apiResult, o.BindWorkers), tasks: make(chan apiTask), statusTasks: make(chan apiTask), calls: make(chan func()), stopped: make(chan struct{}),
 		nextTick: clock.Never,
 	}

@@ -175,6 +175,13 @@ func (s *Scheduler) syncPodObject(now clock.Time, key string, p *v1.Pod) {
 		return
 	}
 	ps.pod = p
+	if ps.awaits != "" && p.Spec.NodeName != "" {
+		// Bound by someone else while it waited for its driver: it holds
+		// room now, in whatever job it can join.
+		s.podGone(now, ps, "bound elsewhere")
+		s.newPod(now, key, p)
+		return
+	}
 	if p.DeletionTimestamp != nil && p.Spec.NodeName == "" && (ps.phase == podAsked || ps.phase == podBackoff || ps.phase == podHeld) {
 		s.podGone(now, ps, "pod being deleted")
 		return
@@ -202,6 +209,10 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 	if js != nil && js.ended {
 		js = nil // a pod of a job that ended starts the job again
 	}
+	if js == nil && p.Spec.NodeName == "" && podmap.AwaitsDriver(p) {
+		s.awaitDriver(ps, id.Job)
+		return ps
+	}
 	if js == nil {
 		var why string
 		js, why = s.submit(now, id, p)
@@ -210,17 +221,47 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 			return ps
 		}
 	}
+	s.join(now, ps, js, id.AM)
+	// Executors that waited for a driver join the job now that it exists:
+	// normally it came with its driver; if not (an executor found bound,
+	// its driver gone), they would wait for ever.
+	if w := s.awaiting[id.Job]; len(w) > 0 {
+		for _, e := range w {
+			e.awaits = ""
+			s.join(now, e, js, false)
+		}
+		delete(s.awaiting, id.Job)
+	}
+	return ps
+}
+
+// join makes pod ps part of job js, and adopts it where it is bound or
+// asks for it.
+func (s *Scheduler) join(now clock.Time, ps *podState, js *jobState, am bool) {
 	ps.job = js
-	js.pods[key] = ps
-	if id.AM && js.am == nil && js.j.HasAM() {
+	js.pods[ps.key] = ps
+	if am && js.am == nil && js.j.HasAM() {
 		ps.am, js.am = true, ps
 	}
-	if p.Spec.NodeName != "" {
-		s.adopt(now, ps, p.Spec.NodeName)
-		return ps
+	if ps.pod.Spec.NodeName != "" {
+		s.adopt(now, ps, ps.pod.Spec.NodeName)
+		return
 	}
 	s.ask(now, ps)
-	return ps
+}
+
+// awaitDriver keeps a Spark executor seen before its driver out of any
+// job until the driver comes. Spark's driver creates its executors, so
+// one always comes (or the executors are deleted with it); but pods
+// created together, or listed at start, can be seen in any order, and a
+// job submitted from an executor would have no AM: the executors would be
+// bound at once and the driver counted as one of its tasks. Its wait is
+// written only once it has lasted, as for any pod merely waiting its turn.
+func (s *Scheduler) awaitDriver(ps *podState, job string) {
+	ps.phase, ps.awaits = podHeld, job
+	ps.held = "waiting for its driver pod: this Spark executor was seen before any driver of application " + job
+	ps.askedAt = s.o.Now()
+	s.awaiting[job] = append(s.awaiting[job], ps)
 }
 
 // submit gives the core a new job for pod p, its first pod seen (its AM
@@ -462,6 +503,15 @@ func (s *Scheduler) podGone(now clock.Time, ps *podState, why string) {
 	}
 	delete(s.evicting, ps.key)
 	s.dropBackoff(ps)
+	if ps.awaits != "" {
+		w := slices.DeleteFunc(s.awaiting[ps.awaits], func(q *podState) bool { return q == ps })
+		if len(w) == 0 {
+			delete(s.awaiting, ps.awaits)
+		} else {
+			s.awaiting[ps.awaits] = w
+		}
+		ps.awaits = ""
+	}
 	ps.gen++
 	delete(s.pods, ps.key)
 	s.ended(now, ps)

@@ -129,6 +129,14 @@ func Identify(p *v1.Pod) Identity {
 	return id
 }
 
+// AwaitsDriver reports whether p is a Spark executor, which exists only
+// because its driver created it: a driver of its job is on its way when
+// the executor is seen first.
+func AwaitsDriver(p *v1.Pod) bool {
+	id := Identify(p)
+	return p.Labels[LabelSparkRole] == "executor" && !id.Lone && !id.AM
+}
+
 // batchJob returns the name and UID of the batch/v1 Job that owns p, from
 // the labels the Job controller puts on its pods (the current ones, else
 // the older unprefixed ones) or else from p's controller ownerReference;

@@ -222,3 +222,24 @@ func TestPriority(t *testing.T) {
 		t.Errorf("priority %d, want -5", Priority(p))
 	}
 }
+
+func TestAwaitsDriver(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   bool
+	}{
+		{"spark executor", map[string]string{LabelSparkApp: "a", LabelSparkRole: "executor"}, true},
+		{"spark driver", map[string]string{LabelSparkApp: "a", LabelSparkRole: "driver"}, false},
+		{"executor grouped by spindle.io/job", map[string]string{LabelJob: "j", LabelSparkRole: "executor"}, true},
+		{"executor labelled AM by spindle.io/role", map[string]string{LabelSparkApp: "a", LabelSparkRole: "executor", LabelRole: "am"}, false},
+		{"executor role without an application: a lone pod", map[string]string{LabelSparkRole: "executor"}, false},
+		{"spindle task (may have no AM)", map[string]string{LabelJob: "j", LabelRole: "task"}, false},
+		{"batch Job pod", map[string]string{LabelBatchJobName: "etl"}, false},
+	} {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Labels: c.labels}}
+		if got := AwaitsDriver(p); got != c.want {
+			t.Errorf("%s: AwaitsDriver = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
