@@ -27,8 +27,8 @@ func newKubeBench() *cobra.Command {
 		Use:   "bench [--kubeconfig FILE] --scheduler-name NAME [--nodes N] [--jobs J] [--pods P]",
 		Short: "Measure a scheduler's pods/s and creation-to-binding latency on kwok nodes",
 		Long: `bench creates N kwok nodes (32 vcores, 256 GiB, 110 pods each) and P pods in J
-jobs (each job one driver, spindle.io/role=am, and its tasks; 0.1 vcore and
-128 MiB each) for the scheduler --scheduler-name names, all at once, and waits
+jobs (each a Spark application: one driver, spark-role=driver, and its
+executors; 0.1 vcore and 128 MiB each) for the scheduler --scheduler-name names, all at once, and waits
 until every pod is bound. It prints the pods bound per second (from the first
 pod seen to the last seen bound) and the p50/p99 of each pod's delay from
 appearing to being bound, both as one watch sees them; then deletes what it

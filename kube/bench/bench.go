@@ -38,7 +38,8 @@ type Options struct {
 	NodeCapacity  resource.Vector // default 32 vcores, 256 GiB
 	NodePods      int             // pods per node; default 110
 	// Jobs and Pods: Pods pods split evenly into Jobs jobs; each job is one
-	// driver (spindle.io/role=am) and its tasks, all created at once.
+	// driver (spark-role=driver) and its executors (spark-role=executor),
+	// all created at once.
 	Jobs, Pods int
 	PodRequest resource.Vector // default 0.1 vcore, 128 MiB
 	Workers    int             // concurrent create calls; default 32
@@ -192,9 +193,12 @@ func CreateNodes(ctx context.Context, client kubernetes.Interface, id string, n 
 }
 
 func pod(opt Options, j, t int) *corev1.Pod {
-	role := "task"
+	// Spark's labels, as spark-submit puts them: the pods of one job are
+	// seen in whatever order the concurrent creates land, and a scheduler
+	// must still know the driver for the job's AM.
+	role := "executor"
 	if t == 0 {
-		role = "am"
+		role = "driver"
 	}
 	zero := int64(0)
 	return &corev1.Pod{
@@ -202,7 +206,7 @@ func pod(opt Options, j, t int) *corev1.Pod {
 			Name:      fmt.Sprintf("%s-j%03d-%05d", opt.RunID, j, t),
 			Namespace: opt.Namespace,
 			Labels: map[string]string{
-				RunLabel: opt.RunID, "spindle.io/job": fmt.Sprintf("%s-j%03d", opt.RunID, j), "spindle.io/role": role,
+				RunLabel: opt.RunID, "spark-app-selector": fmt.Sprintf("%s-j%03d", opt.RunID, j), "spark-role": role,
 			},
 		},
 		Spec: corev1.PodSpec{
