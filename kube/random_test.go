@@ -17,7 +17,9 @@ import (
 // lone pods in random orders (some before the scheduler starts, so that
 // it lists them, the rest while it runs), on random nodes, under several
 // policies and admission controllers, and drives the pods' lives at
-// random. After every step it checks what must hold whatever the order:
+// random, restarting the scheduler once at a random round (it then adopts
+// what is bound and lists the rest in creation order). After every step it
+// checks what must hold whatever the order:
 //   - no node holds more than its allocatable;
 //   - no executor is bound while its driver is not;
 //   - a Spark application's driver is its job's AM, even when executors
@@ -89,7 +91,7 @@ func randomArrivals(t *testing.T, seed uint64, pol, adm string) {
 		objs = append(objs, p.pod)
 	}
 	e := newEnv(t, objs...)
-	s, _ := e.start(e.options(pol, adm))
+	s, stop := e.start(e.options(pol, adm))
 
 	check := func(when string) {
 		t.Helper()
@@ -142,7 +144,13 @@ func randomArrivals(t *testing.T, seed uint64, pol, adm string) {
 		p := e.pod(key)
 		return p != nil && p.Status.Phase == v1.PodSucceeded
 	}
+	restartAt := rng.IntN(10)
 	for round := range 300 {
+		if round == restartAt {
+			stop()
+			s, stop = e.start(e.options(pol, adm))
+			check("after a restart")
+		}
 		all := true
 		for _, p := range pods {
 			cur := e.pod(p.key)
