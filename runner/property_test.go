@@ -10,6 +10,7 @@ import (
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/runner/wlgen"
+	"github.com/spindle-sched/spindle/sched"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -130,7 +131,9 @@ func checkProperties(t *testing.T, seed uint64, doc string, w *workload.Workload
 		adm = "static:" + resource.FormatVCores(w.Cluster.Capacity()[resource.VCores])
 	}
 	where := fmt.Sprintf("workload %d (runner/wlgen), -p %s -a %s", seed, pol, adm)
-	o, err := Run(Spec{Workload: w, Policy: pol, Admission: adm, Seed: seed + 1, Check: true, MaxEvents: propMaxEvents})
+	var view *sched.View
+	keep := func(v *sched.View, p sched.Policy) sched.Policy { view = v; return p }
+	o, err := Run(Spec{Workload: w, Policy: pol, Admission: adm, Seed: seed + 1, Check: true, MaxEvents: propMaxEvents, wrap: keep})
 	if err != nil {
 		t.Errorf("%s: %v\n%s", where, err, doc)
 		return propResult{}
@@ -142,11 +145,39 @@ func checkProperties(t *testing.T, seed uint64, doc string, w *workload.Workload
 	if s.Deadlocked != (len(s.StuckJobs) > 0) || s.JobsCompleted+len(s.StuckJobs) != s.JobsTotal {
 		t.Errorf("%s: deadlocked %v, %d of %d completed, %d stuck", where, s.Deadlocked, s.JobsCompleted, s.JobsTotal, len(s.StuckJobs))
 	}
+	if mr := w.Cluster.MapReduceAM.Effective(); s.Deadlocked && mr.Model == workload.MRHadoop28 && mr.ReducerUnconditionalPreemptDelay >= 0 {
+		if j := reducesHoldWaitingMaps(view); j != nil {
+			t.Errorf("%s: deadlocked while job %s waits for maps, none in flight, with reduces holding containers: Hadoop 2.8's AM preempts them within the unconditional delay\n%s", where, j.Key(), doc)
+		}
+	}
 	promise := (adm == "autoadmin" || adm == "autoadmin+") && forced(s.Reports) == 0 && guaranteed(w)
 	if promise && s.Deadlocked {
 		t.Errorf("%s: AutoAdmin deadlocked without a forced admission: %v\n%s", where, s.StuckJobs, doc)
 	}
 	return propResult{promised: promise, deadlocked: s.Deadlocked}
+}
+
+// reducesHoldWaitingMaps returns an unfinished job whose phase started
+// early holds containers while the phase before has tasks waiting and none
+// in flight, or nil. Under Hadoop 2.8's MapReduce AM with its unconditional
+// delay (the default) that state cannot last: once a map request has waited
+// longer than the delay the AM kills reduces at every heartbeat until a map
+// gets a container, so a run must not stop in it.
+func reducesHoldWaitingMaps(v *sched.View) *sched.Job {
+	for id := range v.NumJobs() {
+		j := v.Job(sched.JobID(id))
+		if j == nil || j.State() == sched.Finished {
+			continue
+		}
+		ph := j.Spec().Phases
+		for r := 1; r < len(ph); r++ {
+			m, red := j.Phase(r-1), j.Phase(r)
+			if red.Requested && m.Completed < m.Tasks && j.Asks()[r].Pending > 0 && m.Running == 0 && red.Running > 0 {
+				return j
+			}
+		}
+	}
+	return nil
 }
 
 // guaranteed reports whether w meets the premise of AutoAdmin's promise
