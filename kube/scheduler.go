@@ -151,7 +151,10 @@ type Scheduler struct {
 	calls    chan func()
 	stopped  chan struct{} // closed when Run returns
 	deferred []func(now clock.Time)
-	synced   bool
+	// fresh are the pods handed to the core since the last settle: one
+	// that no node could ever take is told why at once (neverFits).
+	fresh  []*podState
+	synced bool
 	// offerAt is when the current pass of node offers began: a decision's
 	// latency is counted from it.
 	offerAt time.Time
@@ -621,6 +624,7 @@ func (s *Scheduler) settle() {
 	if s.core == nil {
 		return
 	}
+	defer s.explainFresh()
 	for range 64 {
 		if len(s.wakeAMs) == 0 && !s.dirty && len(s.deferred) == 0 {
 			return

@@ -319,6 +319,7 @@ func (s *Scheduler) ask(now clock.Time, ps *podState) {
 	}
 	ps.phase, ps.held = podAsked, ""
 	ps.askedAt = s.o.Now()
+	s.fresh = append(s.fresh, ps)
 }
 
 // eligible is the pod's node-side constraints as the core's predicate. It

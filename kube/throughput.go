@@ -1,5 +1,7 @@
 package kube
 
+import "github.com/spindle-sched/spindle/sched"
+
 // What keeps a burst of pods fast (BENCHMARKS.md, "Live"): measured on a
 // 1000-node kwok cluster, the scheduler's own CPU was never the limit; the
 // apiserver was, in two ways.
@@ -20,6 +22,12 @@ package kube
 // writes a pending pod's reason only once it has waited StatusAfter in the
 // core: long enough that a burst drained at full speed writes nothing,
 // short enough that a pod that is really stuck says why within seconds.
+//
+// A pod that no node could ever take (its request exceeds every node's
+// allocatable, or its constraints match no node) is not waiting its turn:
+// kube-scheduler's first attempt fails at once and writes "0/N nodes are
+// available: ...". spindle writes its reason as soon as the core has the
+// request (neverFits), not StatusAfter later.
 
 const (
 	// DefaultBindWorkers is the default bound on bindings in flight.
@@ -33,5 +41,37 @@ const (
 // waitedLongEnough reports whether a pending pod has waited in the core
 // long enough for its reason to be written.
 func (s *Scheduler) waitedLongEnough(ps *podState) bool {
-	return s.o.Now().Sub(ps.askedAt) >= s.o.StatusAfter
+	return s.o.Now().Sub(ps.askedAt) >= s.o.StatusAfter || s.neverFits(ps)
+}
+
+// neverFits reports whether no node could take pending pod ps even empty:
+// its own request fits no node, or it is a driver held by admission whose
+// request fits no node. Either stays so until nodes change.
+func (s *Scheduler) neverFits(ps *podState) bool {
+	if ps.phase != podAsked || ps.job == nil {
+		return false
+	}
+	if ps.am && ps.job.j.State() == sched.Waiting {
+		return ps.job.j.Asks()[0].Unfit()
+	}
+	a := askOf(ps)
+	return a != nil && a.Unfit()
+}
+
+// explainFresh writes at once why each pod just handed to the core that no
+// node could ever take waits; the others wait for the next status refresh
+// past StatusAfter.
+func (s *Scheduler) explainFresh() {
+	if len(s.fresh) == 0 {
+		return
+	}
+	s.verdicts, s.positions = nil, nil
+	for i, ps := range s.fresh {
+		s.fresh[i] = nil
+		if s.pods[ps.key] == ps && s.neverFits(ps) {
+			s.setWhy(ps, s.waitReason(ps))
+		}
+	}
+	s.fresh = s.fresh[:0]
+	s.verdicts, s.positions = nil, nil
 }

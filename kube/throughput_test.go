@@ -106,3 +106,34 @@ func TestStatusDefaults(t *testing.T) {
 		t.Errorf("defaults: every %v, after %v, %d bind and %d status workers", s.o.StatusEvery, s.o.StatusAfter, s.o.BindWorkers, s.o.StatusWorkers)
 	}
 }
+
+// A pod that no node could ever take is told why at once, however long
+// StatusAfter is, as kube-scheduler writes the reason after its first failed
+// attempt; a pod beside it that only waits for room is told nothing.
+func TestNeverFitsIsWrittenAtOnce(t *testing.T) {
+	e := newEnv(t, readyNode("a", "8", "16Gi", nil),
+		mkPod("ns", "other", "7500m", scheduler("default-scheduler"), boundTo("a", v1.PodRunning)))
+	o := e.options("fifo", "none")
+	o.StatusAfter = time.Hour
+	e.start(o)
+	e.add(mkPod("ns", "huge", "16"))
+	e.add(mkPod("ns", "waits", "1"))
+	e.waitEvent("FailedScheduling", "it fits no node: 0/1 nodes are available: 1 Insufficient cpu.")
+	e.waitFor("PodScheduled=False on huge", func() bool {
+		for _, c := range e.pod("ns/huge").Status.Conditions {
+			if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && strings.Contains(c.Message, "fits no node") {
+				return true
+			}
+		}
+		return false
+	})
+	e.staysUnbound("ns/waits")
+	if n := e.patchesOf("ns/waits"); n != 0 {
+		t.Errorf("%d status patches for a pod that only waits for room, before StatusAfter", n)
+	}
+	for _, ev := range e.drainEvents() {
+		if strings.Contains(ev, "FailedScheduling") && !strings.Contains(ev, "fits no node") {
+			t.Errorf("event for a pod that only waits: %s", ev)
+		}
+	}
+}

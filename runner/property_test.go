@@ -3,12 +3,14 @@ package runner
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/runner/wlgen"
+	"github.com/spindle-sched/spindle/sched"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -129,7 +131,9 @@ func checkProperties(t *testing.T, seed uint64, doc string, w *workload.Workload
 		adm = "static:" + resource.FormatVCores(w.Cluster.Capacity()[resource.VCores])
 	}
 	where := fmt.Sprintf("workload %d (runner/wlgen), -p %s -a %s", seed, pol, adm)
-	o, err := Run(Spec{Workload: w, Policy: pol, Admission: adm, Seed: seed + 1, Check: true, MaxEvents: propMaxEvents})
+	var view *sched.View
+	keep := func(v *sched.View, p sched.Policy) sched.Policy { view = v; return p }
+	o, err := Run(Spec{Workload: w, Policy: pol, Admission: adm, Seed: seed + 1, Check: true, MaxEvents: propMaxEvents, wrap: keep})
 	if err != nil {
 		t.Errorf("%s: %v\n%s", where, err, doc)
 		return propResult{}
@@ -141,11 +145,39 @@ func checkProperties(t *testing.T, seed uint64, doc string, w *workload.Workload
 	if s.Deadlocked != (len(s.StuckJobs) > 0) || s.JobsCompleted+len(s.StuckJobs) != s.JobsTotal {
 		t.Errorf("%s: deadlocked %v, %d of %d completed, %d stuck", where, s.Deadlocked, s.JobsCompleted, s.JobsTotal, len(s.StuckJobs))
 	}
+	if mr := w.Cluster.MapReduceAM.Effective(); s.Deadlocked && mr.Model == workload.MRHadoop28 && mr.ReducerUnconditionalPreemptDelay >= 0 {
+		if j := reducesHoldWaitingMaps(view); j != nil {
+			t.Errorf("%s: deadlocked while job %s waits for maps, none in flight, with reduces holding containers: Hadoop 2.8's AM preempts them within the unconditional delay\n%s", where, j.Key(), doc)
+		}
+	}
 	promise := (adm == "autoadmin" || adm == "autoadmin+") && forced(s.Reports) == 0 && guaranteed(w)
 	if promise && s.Deadlocked {
 		t.Errorf("%s: AutoAdmin deadlocked without a forced admission: %v\n%s", where, s.StuckJobs, doc)
 	}
 	return propResult{promised: promise, deadlocked: s.Deadlocked}
+}
+
+// reducesHoldWaitingMaps returns an unfinished job whose phase started
+// early holds containers while the phase before has tasks waiting and none
+// in flight, or nil. Under Hadoop 2.8's MapReduce AM with its unconditional
+// delay (the default) that state cannot last: once a map request has waited
+// longer than the delay the AM kills reduces at every heartbeat until a map
+// gets a container, so a run must not stop in it.
+func reducesHoldWaitingMaps(v *sched.View) *sched.Job {
+	for id := range v.NumJobs() {
+		j := v.Job(sched.JobID(id))
+		if j == nil || j.State() == sched.Finished {
+			continue
+		}
+		ph := j.Spec().Phases
+		for r := 1; r < len(ph); r++ {
+			m, red := j.Phase(r-1), j.Phase(r)
+			if red.Requested && m.Completed < m.Tasks && j.Asks()[r].Pending > 0 && m.Running == 0 && red.Running > 0 {
+				return j
+			}
+		}
+	}
+	return nil
 }
 
 // guaranteed reports whether w meets the premise of AutoAdmin's promise
@@ -188,4 +220,51 @@ func forced(reports map[string]any) int {
 		return r.ForcedAdmissions()
 	}
 	return -1
+}
+
+// tetrisReduceDoc is the held-out shape where AutoAdmin's promise broke
+// under tetris: 4 nodes of <8 vcores, 16 GB>, 45 jobs; one MapReduce-shaped
+// job (AM <2 vcores>, 30 maps <4 vcores, 256 MB>, 8 reduces
+// <4 vcores, 512 MB> at slow-start 0.65) among small ones. Tetris scores a
+// reduce above a map (it asks for more memory, better aligned with what a
+// node has free), so at slow-start 7 reduces and the AM take 30 of 32
+// vcores while maps wait for <4 vcores>. Hadoop 2.8's AM then kills
+// reduces once a map request has waited over 300 s (MAPREDUCE-6302); with
+// AutoAdmin holding every other job out nothing else moves meanwhile.
+func tetrisReduceDoc() string {
+	var b strings.Builder
+	b.WriteString("version: 1\ncluster:\n  nodes:\n    - {count: 4, vcores: 8, memory_mb: 16384}\njobs:\n")
+	b.WriteString("  - {id: first, submit: 0s, am: {vcores: 1, memory_mb: 1024}, phases: [{tasks: 2, request: {vcores: 1, memory_mb: 1024}, duration: 5s}]}\n")
+	b.WriteString("  - {id: mr, submit: 1s, am: {vcores: 2, memory_mb: 1024}, phases: [{tasks: 30, request: {vcores: 4, memory_mb: 256}, duration: 10s}, " +
+		"{tasks: 8, request: {vcores: 4, memory_mb: 512}, duration: 10s, start_after: 0.65}]}\n")
+	for i := range 43 {
+		fmt.Fprintf(&b, "  - {id: small-%d, submit: %ds, am: {vcores: 1, memory_mb: 1024}, phases: [{tasks: 2, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}\n", i, 2+i)
+	}
+	return b.String()
+}
+
+// The held-out tetris shape finishes under every admission controller, and
+// only because the MapReduce AM preempted reduces. Before AMDeadline was
+// one tick past asked + 300 s, the AM's heartbeat fell on exactly that
+// instant, saw no map hanging yet (Hadoop counts a wait longer than the
+// delay), and the simulator declared the run deadlocked at 301 s with 43
+// jobs waiting for admission.
+func TestTetrisReducesPreempted(t *testing.T) {
+	w, err := workload.Parse([]byte(tetrisReduceDoc()), "tetris-reduces.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, adm := range []string{"none", "autoadmin", "autoadmin+"} {
+		o, err := Run(Spec{Workload: w, Policy: "tetris", Admission: adm, Seed: 1, Check: true, MaxEvents: propMaxEvents})
+		if err != nil {
+			t.Fatalf("-a %s: %v", adm, err)
+		}
+		s := o.Summary
+		if s.Deadlocked || s.JobsCompleted != 45 {
+			t.Errorf("-a %s: deadlocked %v, %d of 45 completed, stuck %v", adm, s.Deadlocked, s.JobsCompleted, s.StuckJobs)
+		}
+		if s.ReducesPreempted == 0 {
+			t.Errorf("-a %s: no reduce preempted: the shape no longer tests the AM's preemption", adm)
+		}
+	}
 }

@@ -46,6 +46,8 @@ type Spec struct {
 	// SummaryOnly drops the run's per-job results once the summary is
 	// made, for callers that keep many outcomes of large workloads.
 	SummaryOnly bool
+	// wrap, when set (tests), wraps the policy once it is built.
+	wrap func(v *sched.View, p sched.Policy) sched.Policy
 }
 
 // Outcome is a finished simulation.
@@ -86,6 +88,16 @@ func Run(s Spec) (*Outcome, error) {
 	pf, canon, af, err := parse(s)
 	if err != nil {
 		return nil, err
+	}
+	if wrap := s.wrap; wrap != nil {
+		inner := pf
+		pf = func(v *sched.View) (sched.Policy, error) {
+			p, err := inner(v)
+			if err != nil {
+				return nil, err
+			}
+			return wrap(v, p), nil
+		}
 	}
 	opts := sim.Options{Seed: s.Seed, Policy: pf, Estimates: s.Estimates, ForecastError: s.ForecastError, TimelineStep: s.TimelineStep, Check: s.Check, MaxEvents: s.MaxEvents,
 		Progress: s.Progress, ProgressEvery: 1 << 16, DropDurations: s.DropDurations}

@@ -130,8 +130,13 @@ type Core struct {
 	reserving    bool
 	reservations []*Container // by node id
 	reservedN    int
-	pending      int // containers asked for and not allocated, all jobs
-	active       int // admitted, unfinished jobs
+	// reserveTimeout, when positive, expires reservations (ReserveExpirer);
+	// expired is, by node id, the ask whose reservation there expired last
+	// and until when it may not reserve the node again.
+	reserveTimeout clock.Duration
+	expired        []expiredReservation
+	pending        int // containers asked for and not allocated, all jobs
+	active         int // admitted, unfinished jobs
 
 	// acceptMin is the component-wise minimum of every request submitted:
 	// a node whose free resources do not cover it can accept nothing.
@@ -299,6 +304,10 @@ func NewCore(cfg Config) (*Core, error) {
 	if r, ok := c.policy.(Reserver); ok && r.Reserves() {
 		c.reserving = true
 		c.reservations = make([]*Container, len(cfg.Nodes))
+		if x, ok := c.policy.(ReserveExpirer); ok && x.ReserveTimeout() > 0 {
+			c.reserveTimeout = x.ReserveTimeout()
+			c.expired = make([]expiredReservation, len(cfg.Nodes))
+		}
 	}
 	return c, nil
 }
@@ -799,11 +808,53 @@ func (c *Core) serveReservation(n *cluster.Node) bool {
 		return true
 	}
 	if !ct.req.Fits(n.Free()) {
-		return false
+		if c.reserveTimeout <= 0 || c.now.Sub(ct.times[New]) < c.reserveTimeout {
+			return false
+		}
+		// Held for the timeout without fitting: the node goes back to
+		// everyone, and this ask may not take it again for as long.
+		c.expired[n.ID()] = expiredReservation{ask: a, until: c.now.Add(c.reserveTimeout)}
+		c.unreserve(ct, a)
+		c.transition(ct, Killed)
+		if c.live != nil {
+			delete(c.live, ct)
+		}
+		c.pool.put(ct)
+		return true
 	}
 	c.unreserve(ct, a)
 	c.allocate(n, a, ct)
 	return true
+}
+
+// ReservationsExpire reports whether the policy's reservations expire
+// (ReserveExpirer): a driver must then update each reserved node at its
+// regular heartbeats, since the passing of time alone ends a reservation.
+func (c *Core) ReservationsExpire() bool { return c.reserveTimeout > 0 }
+
+// ReservationDeadline returns the earliest instant at which a reservation
+// made at or before since expires, or clock.Never: a driver that detects
+// stalls waits for it, as the node it frees may let others run. Reservations
+// made later do not extend the wait, so that an ask moving its reservation
+// from node to node cannot hide a run that no longer moves.
+func (c *Core) ReservationDeadline(since clock.Time) clock.Time {
+	next := clock.Never
+	if c.reserveTimeout <= 0 || c.reservedN == 0 {
+		return next
+	}
+	for _, ct := range c.reservations {
+		if ct != nil && ct.times[New] <= since {
+			next = min(next, ct.times[New].Add(c.reserveTimeout))
+		}
+	}
+	return next
+}
+
+// expiredReservation is an ask whose reservation of a node expired, and
+// until when it may not reserve that node again.
+type expiredReservation struct {
+	ask   *Ask
+	until clock.Time
 }
 
 func (c *Core) unreserve(ct *Container, a *Ask) {
@@ -824,6 +875,8 @@ func (c *Core) checkPick(n *cluster.Node, a *Ask) error {
 		return fmt.Errorf("policy picked %v for %v, which has only %v free", a.Request, n, n.Free())
 	case !a.Request.Fits(n.Free()) && (!a.Request.Fits(n.Usable()) || a.Pending <= a.reserved):
 		return fmt.Errorf("policy reserved %v for %v: it does not fit what the node offers when empty (%v), or the ask is reserved on enough nodes already", a.Request, n, n.Usable())
+	case !a.Request.Fits(n.Free()) && !c.View().MayReserve(a, n):
+		return fmt.Errorf("policy reserved %v for %v again before its expired reservation there cooled down", a.Request, n)
 	case a.lv != nil && a.lv.eligible != nil && !a.lv.eligible(n):
 		return fmt.Errorf("policy picked an ask of job %s phase %d for %v, which its placement constraints exclude", j.key, a.phase, n)
 	case a.IsAM() && j.state != Admitted, !a.IsAM() && j.state != Active:

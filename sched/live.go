@@ -706,6 +706,9 @@ func (c *Core) AddNode(now clock.Time, name string, capacity resource.Vector) (*
 	c.onNode = append(c.onNode, nil)
 	if c.reserving {
 		c.reservations = append(c.reservations, nil)
+		if c.expired != nil {
+			c.expired = append(c.expired, expiredReservation{})
+		}
 	}
 	if c.pre != nil {
 		c.pre.nodeAdded()

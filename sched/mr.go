@@ -201,7 +201,12 @@ func (c *Core) AMDeadline() clock.Time {
 		asked := j.mr.mapsAsked
 		for _, d := range []clock.Duration{c.mr.UnconditionalPreemptDelay, c.mr.PreemptDelay} {
 			if d > 0 {
-				if t := asked.Add(d); t > j.mr.checked {
+				// A request hangs once it has waited longer than d
+				// (mrHanging, as Hadoop's getNumHangingRequests): the
+				// first instant the AM can see it is one tick past
+				// asked+d. An AM that looked at exactly asked+d saw
+				// nothing yet, and its next heartbeat will.
+				if t := asked.Add(d) + 1; t > j.mr.checked {
 					next = min(next, t)
 				}
 			}

@@ -192,12 +192,29 @@ func TestMRPreemptUnconditional(t *testing.T) {
 			if len(h.Stopped) != 0 {
 				t.Fatalf("preempted %d at 299 s", len(h.Stopped))
 			}
+			// A request hangs once it has waited longer than the delay
+			// (Hadoop's getNumHangingRequests: delay > threshold), so
+			// the first instant time alone can move the AM is one
+			// tick past 300 s.
 			wantDeadline := clock.Never
 			if tt.want > 0 {
-				wantDeadline = asked + clock.Time(300*clock.Second)
+				wantDeadline = asked + clock.Time(300*clock.Second) + 1
 			}
 			if got := h.Core.AMDeadline(); got != wantDeadline {
 				t.Errorf("AMDeadline %v, want %v", got, wantDeadline)
+			}
+			// A heartbeat at exactly 300 s sees no hanging map yet; the
+			// deadline must still be pending, or a driver that detects
+			// stalls would give up before the next heartbeat preempts
+			// (the held-out tetris deadlock: AM heartbeats fell on
+			// exactly asked+300 s).
+			h.Now = asked + clock.Time(300*clock.Second)
+			h.Core.AMHeartbeat(h.Now, j)
+			if len(h.Stopped) != 0 {
+				t.Fatalf("preempted %d at exactly 300 s", len(h.Stopped))
+			}
+			if got := h.Core.AMDeadline(); got != wantDeadline {
+				t.Errorf("AMDeadline after a heartbeat at exactly 300 s: %v, want %v", got, wantDeadline)
 			}
 			h.Now = asked + clock.Time(301*clock.Second)
 			h.Core.AMHeartbeat(h.Now, j)

@@ -38,6 +38,18 @@ type Reserver interface {
 	Reserves() bool
 }
 
+// ReserveExpirer is implemented by reserving policies whose reservations
+// expire: a reservation that has held its node for ReserveTimeout without
+// the container fitting is cancelled (KILLED) at the node's next update, and
+// for another ReserveTimeout the same ask may not reserve that node again
+// (View.MayReserve), so later jobs may use it. A reservation can otherwise
+// hold a node for good while what it waits for never frees (YuniKorn's
+// YUNIKORN-3092, cancelled after a wait since YUNIKORN-3219). Zero or a
+// policy without the method: reservations never expire, as in YARN.
+type ReserveExpirer interface {
+	ReserveTimeout() clock.Duration
+}
+
 // Admission decides which submitted jobs may start their AM at all.
 type Admission interface {
 	// Admit reports whether job j, waiting for admission, may start now.
@@ -105,6 +117,18 @@ type View struct{ c *Core }
 
 // Now returns the time of the event being handled.
 func (v *View) Now() clock.Time { return v.c.now }
+
+// MayReserve reports whether ask a may reserve node n: not while a
+// reservation of n for a expired less than the reservation timeout ago
+// (ReserveExpirer).
+func (v *View) MayReserve(a *Ask, n *cluster.Node) bool {
+	e := v.c.expired
+	if e == nil {
+		return true
+	}
+	x := e[n.ID()]
+	return x.ask != a || v.c.now >= x.until
+}
 
 // Cluster returns the cluster.
 func (v *View) Cluster() *cluster.Cluster { return v.c.cl }

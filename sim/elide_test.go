@@ -18,6 +18,9 @@ import (
 // heartbeats) and a 5 µs node heartbeat (many nodes share a phase), which
 // exercise the ordering of events at one instant. For the latter the whole
 // workload is shrunk so that delivering every heartbeat stays affordable.
+// Reserving policies run with reserve_timeout=0: with expiring reservations
+// the simulator elides no heartbeat at all (sched.Core.ReservationsExpire),
+// so only YARN's never-expiring reservations have elision to check.
 func TestElisionIsExact(t *testing.T) {
 	timings := map[string]func(c *workload.Cluster){
 		"default":     func(*workload.Cluster) {},
@@ -37,7 +40,7 @@ func TestElisionIsExact(t *testing.T) {
 					w.Cluster.NodeHeartbeat, w.Cluster.AMHeartbeat = 5, 5
 					w.Cluster.LaunchDelay = 10
 				}
-				for _, pol := range []string{"fifo", "fifo:strict=true", "capacity", "capacity:max_am_percent=0.05", "capacity:reserve=true", "fair", "drf", "fair:max_am_share=0.1", "drf:reserve=true", "fair:assign_multiple=true", "fair:reserve=true", "dress", "dress+", "dress:estimator=off"} {
+				for _, pol := range []string{"fifo", "fifo:strict=true", "capacity", "capacity:max_am_percent=0.05", "capacity:reserve=true,reserve_timeout=0", "fair", "drf", "fair:max_am_share=0.1", "drf:reserve=true,reserve_timeout=0", "fair:assign_multiple=true", "fair:reserve=true,reserve_timeout=0", "dress", "dress+", "dress:estimator=off"} {
 					t.Run(fmt.Sprintf("%s/load%v/seed%d/%s", name, load, seed, pol), func(t *testing.T) {
 						t.Parallel()
 						f, _, err := policy.Parse(pol)
@@ -145,7 +148,7 @@ func TestElisionIsExactUnderExternalLoad(t *testing.T) {
 						j.Deadline = 2 * j.Estimate
 					}
 				}
-				for _, pol := range []string{"fifo", "fair", "capacity:reserve=true", "drf:reserve=true", "adaptive", "reverse-adaptive", "reverse-adaptive:lookahead=0,cycle=7s", "adaptive+"} {
+				for _, pol := range []string{"fifo", "fair", "capacity:reserve=true,reserve_timeout=0", "drf:reserve=true,reserve_timeout=0", "adaptive", "reverse-adaptive", "reverse-adaptive:lookahead=0,cycle=7s", "adaptive+"} {
 					t.Run(fmt.Sprintf("%s/load%v/seed%d/%s", timing.name, wl, seed, pol), func(t *testing.T) {
 						t.Parallel()
 						f, _, err := policy.Parse(pol)
@@ -187,7 +190,7 @@ func TestElisionIsExactWithAdmission(t *testing.T) {
 					w.Cluster.LaunchDelay, w.Cluster.LaunchJitter = 0, 0
 				}
 				for _, adm := range []string{"static:40", "autoadmin", "autoadmin+"} {
-					for _, pol := range []string{"fifo", "fair:max_am_share=-1", "drf:reserve=true"} {
+					for _, pol := range []string{"fifo", "fair:max_am_share=-1", "drf:reserve=true,reserve_timeout=0"} {
 						t.Run(fmt.Sprintf("nolaunch=%v/load%v/seed%d/%s/%s", noLaunch, load, seed, adm, pol), func(t *testing.T) {
 							t.Parallel()
 							f, _, err := policy.Parse(pol)

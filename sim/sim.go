@@ -341,6 +341,11 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 		return nil, err
 	}
 	s.core, s.cl = core, core.Cluster()
+	if core.ReservationsExpire() {
+		// A reservation expires at its node's first update past its
+		// timeout, which eliding heartbeats would move: deliver them all.
+		opt.EveryHeartbeat, s.opt.EveryHeartbeat = true, true
+	}
 	if s.ext != nil {
 		// The load at time 0 holds from the start; later samples are
 		// events among the true state changes of their instant, which all
@@ -463,6 +468,11 @@ func (s *simulator) stalled(markAt clock.Time, quietTicks *int) bool {
 	if s.core.AMDeadline() != clock.Never {
 		// An AM waits for a map request to age past a preemption
 		// delay, which may yet free room (sched.Core.AMDeadline).
+		return false
+	}
+	if t := s.core.ReservationDeadline(markAt); t != clock.Never && s.now <= t.Add(s.nodePeriod) {
+		// A reservation held since before the quiet stretch expires
+		// at its node's first heartbeat past t and frees the node.
 		return false
 	}
 	next := s.q.peek()

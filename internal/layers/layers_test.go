@@ -48,6 +48,8 @@ var rules = []rule{
 	// The schemes see the core; a scheme's helpers are its own.
 	// preempt reads the preemption parameters Capacity, Fair and DRF share.
 	{"policy/internal/preempt", cat(core, []string{"params"})},
+	// jobq reads the reservation parameters the reserving policies share.
+	{"policy/internal/jobq", cat(core, []string{"params", "policy/internal/..."})},
 	{"policy/internal/...", cat(core, []string{"policy/internal/..."})},
 	{"policy", cat(core, []string{"params", "policy/..."})},
 	{"policy/...", cat(core, []string{"params", "policy/internal/..."})},

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -231,6 +232,14 @@ func (s *Script) bind(a k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(podsGVR.GroupResource(), b.Name, fmt.Errorf("already assigned to %s", p.Spec.NodeName))
 	}
 	p.Spec.NodeName = b.Target.Name
+	// The apiserver's binding sets PodScheduled=True, replacing a
+	// PodScheduled=False the scheduler wrote while the pod waited.
+	scheduled := v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue}
+	if i := slices.IndexFunc(p.Status.Conditions, func(c v1.PodCondition) bool { return c.Type == v1.PodScheduled }); i >= 0 {
+		p.Status.Conditions[i] = scheduled
+	} else {
+		p.Status.Conditions = append(p.Status.Conditions, scheduled)
+	}
 	return true, nil, s.client.Tracker().Update(podsGVR, p, b.Namespace)
 }
 

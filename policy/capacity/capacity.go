@@ -22,6 +22,7 @@
 package capacity
 
 import (
+	"github.com/spindle-sched/spindle/clock"
 	"math"
 
 	"github.com/spindle-sched/spindle/cluster"
@@ -40,17 +41,19 @@ type Config struct {
 	// its next container, as YARN's Capacity scheduler does, instead of
 	// letting later jobs use it.
 	Reserve bool
+	// ReserveTimeout expires a reservation that held its node this long
+	// (sched.ReserveExpirer); 0 never does.
+	ReserveTimeout clock.Duration
 	// Preemption turns the core's preemption monitor on; nil is off.
 	Preemption *sched.Preemption
 }
 
 // Params reads the parameters.
 func Params(r *params.Reader) Config {
-	return Config{
-		MaxAMPercent: r.Float("max_am_percent", 0.1, 0, 1, "fraction of a queue's usable resources that ApplicationMasters may hold (YARN maximum-am-resource-percent, default 0.1); at least one AM per queue may always run"),
-		Reserve:      r.Bool("reserve", false, "YARN reservations: the first job in a queue holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
-		Preemption:   preempt.Params(r, PreemptionDefaults()),
-	}
+	c := Config{MaxAMPercent: r.Float("max_am_percent", 0.1, 0, 1, "fraction of a queue's usable resources that ApplicationMasters may hold (YARN maximum-am-resource-percent, default 0.1); at least one AM per queue may always run")}
+	c.Reserve, c.ReserveTimeout = jobq.ReserveParams(r, "YARN reservations: the first job in a queue holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)")
+	c.Preemption = preempt.Params(r, PreemptionDefaults())
+	return c
 }
 
 // PreemptionDefaults are YARN Capacity's (sched.DefaultPreemption), shares
@@ -135,9 +138,9 @@ func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 func (p *Policy) pickLeaf(cq *queue, n *cluster.Node, free, room, ceiling resource.Vector) *sched.Ask {
 	var task, am *sched.Ask
 	if p.cfg.Reserve {
-		task = cq.wanting.FirstOrReserve(n, free, n.Usable(), ceiling)
+		task = cq.wanting.FirstOrReserve(p.v, n, free, n.Usable(), ceiling)
 		if cq.amWait.Len() > 0 {
-			am = cq.amWait.FirstOrReserve(n, free, n.Usable(), ceiling.Min(p.amRoom(cq)))
+			am = cq.amWait.FirstOrReserve(p.v, n, free, n.Usable(), ceiling.Min(p.amRoom(cq)))
 		}
 	} else {
 		task = cq.wanting.First(n, room)
@@ -154,6 +157,9 @@ func (p *Policy) pickLeaf(cq *queue, n *cluster.Node, free, room, ceiling resour
 
 // Reserves tells the core whether this policy reserves nodes.
 func (p *Policy) Reserves() bool { return p.cfg.Reserve }
+
+// ReserveTimeout is how long a reservation may hold its node.
+func (p *Policy) ReserveTimeout() clock.Duration { return p.cfg.ReserveTimeout }
 
 // amRoom is what the queue's next AM may take: the core's AM-limit test
 // (sched.View.AMRoom) on the queue's limit; a queue with no AM running may
@@ -179,6 +185,7 @@ func (p *Policy) amLimit(cq *queue) resource.Vector {
 var (
 	_ sched.Policy         = (*Policy)(nil)
 	_ sched.Reserver       = (*Policy)(nil)
+	_ sched.ReserveExpirer = (*Policy)(nil)
 	_ sched.AskObserver    = (*Policy)(nil)
 	_ sched.FinishObserver = (*Policy)(nil)
 	_ sched.Preempting     = (*Policy)(nil)

@@ -29,6 +29,7 @@
 package fair
 
 import (
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/jobq"
@@ -57,6 +58,9 @@ type Config struct {
 	// next container, as YARN's Fair scheduler does, instead of letting
 	// later jobs use it.
 	Reserve bool
+	// ReserveTimeout expires a reservation that held its node this long
+	// (sched.ReserveExpirer); 0 never does.
+	ReserveTimeout clock.Duration
 	// AssignMultiple lets one node update assign as many containers as fit
 	// (yarn.scheduler.fair.assignmultiple=true); Hadoop's default, false,
 	// assigns one (or makes one reservation).
@@ -68,12 +72,12 @@ type Config struct {
 // Params reads the parameters; mode is fixed by the policy name.
 func Params(r *params.Reader, mode Mode) Config {
 	c := Config{
-		Mode:           mode,
-		MaxAMShare:     r.Float("max_am_share", 0.5, -1, 1, "fraction of a queue's fair share that ApplicationMasters may hold, in [0, 1] (YARN maxAMShare, default 0.5); -1 disables the limit"),
-		Reserve:        r.Bool("reserve", false, "YARN reservations: the job first in line holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)"),
-		AssignMultiple: r.Bool("assign_multiple", false, "assign as many containers as fit on each node update (yarn.scheduler.fair.assignmultiple=true); the default, Hadoop's, assigns one per heartbeat"),
-		Preemption:     preempt.Params(r, PreemptionDefaults(mode)),
+		Mode:       mode,
+		MaxAMShare: r.Float("max_am_share", 0.5, -1, 1, "fraction of a queue's fair share that ApplicationMasters may hold, in [0, 1] (YARN maxAMShare, default 0.5); -1 disables the limit"),
 	}
+	c.Reserve, c.ReserveTimeout = jobq.ReserveParams(r, "YARN reservations: the job first in line holds a node too small for its next container until enough frees, instead of later jobs using it (default false; slower to simulate)")
+	c.AssignMultiple = r.Bool("assign_multiple", false, "assign as many containers as fit on each node update (yarn.scheduler.fair.assignmultiple=true); the default, Hadoop's, assigns one per heartbeat")
+	c.Preemption = preempt.Params(r, PreemptionDefaults(mode))
 	// YARN reads -1 as "no limit"; any other negative share would let no
 	// ApplicationMaster run at all.
 	if c.MaxAMShare < 0 && c.MaxAMShare != -1 {
@@ -254,6 +258,9 @@ func (p *Policy) pick(n *cluster.Node) *sched.Ask {
 // Reserves tells the core whether this policy reserves nodes.
 func (p *Policy) Reserves() bool { return p.cfg.Reserve }
 
+// ReserveTimeout is how long a reservation may hold its node.
+func (p *Policy) ReserveTimeout() clock.Duration { return p.cfg.ReserveTimeout }
+
 // pickIn picks within one queue whose instantaneous fair share is the given
 // fraction of the cluster.
 func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask {
@@ -261,7 +268,7 @@ func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask
 	if fq.amWait.Len() > 0 {
 		amRoom := p.amRoom(fq, fairFrac)
 		if p.cfg.Reserve {
-			if a := fq.amWait.FirstOrReserve(n, free, n.Usable(), amRoom); a != nil {
+			if a := fq.amWait.FirstOrReserve(p.v, n, free, n.Usable(), amRoom); a != nil {
 				return a
 			}
 		} else if a := fq.amWait.First(n, free.Min(amRoom)); a != nil {
@@ -269,7 +276,7 @@ func (p *Policy) pickIn(fq *queue, n *cluster.Node, fairFrac float64) *sched.Ask
 		}
 	}
 	if p.cfg.Reserve {
-		return fq.running.FirstOrReserve(n, free, n.Usable(), n.Usable())
+		return fq.running.FirstOrReserve(p.v, n, free, n.Usable(), n.Usable())
 	}
 	return fq.running.First(n, free)
 }
@@ -298,6 +305,7 @@ func (p *Policy) amLimit(fairFrac float64) resource.Vector {
 var (
 	_ sched.Policy            = (*Policy)(nil)
 	_ sched.Reserver          = (*Policy)(nil)
+	_ sched.ReserveExpirer    = (*Policy)(nil)
 	_ sched.SubmitObserver    = (*Policy)(nil)
 	_ sched.AskObserver       = (*Policy)(nil)
 	_ sched.FinishObserver    = (*Policy)(nil)

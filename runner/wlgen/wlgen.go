@@ -6,7 +6,10 @@
 // or by memory, one to three phases with slow-start (often on memory-bound
 // tasks, where an early reduce takes the room a map needs), AMs, estimates
 // and deadlines on some jobs, and external load on some clusters, periodic
-// or not.
+// or not. Some jobs on slow-start workloads are MapReduce-shaped (mapReduce):
+// many maps, then reduces at slow-start at least as large as a map, the
+// shape in which a packer gives the last maps' room to reduces and only the
+// MapReduce AM's reduce preemption frees it.
 //
 // On most workloads every request fits an empty node even at the external
 // load's peak, the premise of AutoAdmin's promise that no admitted job
@@ -26,6 +29,9 @@ import (
 // without external load, and, on most workloads, under its peak too.
 func Workload(seed uint64) string {
 	r := rand.New(rand.NewPCG(seed, 0x776c67656e)) // "wlgen"
+	// MapReduce-shaped jobs draw from a stream of their own, so that the
+	// workloads without one are what they were before such jobs existed.
+	mr := rand.New(rand.NewPCG(seed, 0x776c67656e6d72)) // "wlgenmr"
 	var b strings.Builder
 	b.WriteString("version: 1\ncluster:\n  nodes:\n")
 	type shape struct{ vcores, mem int }
@@ -124,6 +130,14 @@ func Workload(seed uint64) string {
 			fmt.Fprintf(&b, "    deadline: %ds\n", 20+r.IntN(300))
 		}
 		b.WriteString("    phases:\n")
+		if slow && mr.IntN(4) == 0 {
+			v, m := usable(shapes[mr.IntN(len(shapes))])
+			if premise {
+				v, m = max(hv-amV, 1), max(hm-amM, 256)
+			}
+			mapReduce(&b, mr, v, m)
+			continue
+		}
 		for k := range 1 + r.IntN(3) {
 			early := slow && k > 0 && r.IntN(2) == 0
 			memoryBound := r.IntN(2) == 0 || (early && r.IntN(2) == 0)
@@ -140,6 +154,28 @@ func Workload(seed uint64) string {
 		}
 	}
 	return b.String()
+}
+
+// mapReduce writes the phases of a MapReduce-shaped job whose tasks fit v
+// vcores and m MB: many maps, more than a small cluster runs at once, then
+// reduces at slow-start, each at least as large as a map in every resource.
+// A packer (tetris) scores such a reduce above a map, so once slow-start is
+// reached reduces can take the room the last maps wait for, and only the
+// MapReduce AM's reduce preemption frees it; under AutoAdmin, which holds
+// every other job out, nothing else moves meanwhile.
+func mapReduce(b *strings.Builder, r *rand.Rand, v, m int) {
+	// Bound by vcores (little memory, so that the AM's ramp-up, counted
+	// in memory as Hadoop's default calculator does, lets reduces take
+	// every vcore) or by memory.
+	mv, mm := 1+r.IntN(v), min(256*(1+r.IntN(2)), m)
+	rv, rm := mv+r.IntN(v-mv+1), min(mm*(1+r.IntN(2)), m)
+	if r.IntN(3) == 0 {
+		mv, mm = 1, min(512*(1+r.IntN(max(m/1024, 1))), m)
+		rv, rm = 1, mm+r.IntN(m-mm+1)/256*256
+	}
+	fmt.Fprintf(b, "      - {tasks: %d, request: {vcores: %d, memory_mb: %d}, duration: %ds}\n", 8+r.IntN(23), mv, mm, 1+r.IntN(30))
+	fmt.Fprintf(b, "      - {tasks: %d, request: {vcores: %d, memory_mb: %d}, duration: %ds, start_after: %.2f}\n",
+		1+r.IntN(12), rv, rm, 1+r.IntN(30), 0.05+0.9*r.Float64())
 }
 
 // round2 is x as the YAML above writes it, to two decimals.

@@ -91,6 +91,14 @@ func (f *Forward) Reserves() bool {
 	return ok && r.Reserves()
 }
 
+// ReserveTimeout forwards; 0 when Inner's reservations do not expire.
+func (f *Forward) ReserveTimeout() clock.Duration {
+	if x, ok := f.Inner.(sched.ReserveExpirer); ok {
+		return x.ReserveTimeout()
+	}
+	return 0
+}
+
 // TickEvery forwards; 0 when Inner does not tick.
 func (f *Forward) TickEvery() clock.Duration {
 	if o, ok := f.Inner.(sched.Ticker); ok {
@@ -232,6 +240,7 @@ func (f *forcing) ContainerChanged(c *sched.Container, from sched.ContainerState
 func (f *forcing) ClusterChanged(n *cluster.Node) { f.pol.ClusterChanged(n) }
 func (f *forcing) TickEvery() clock.Duration      { return f.pol.TickEvery() }
 func (f *forcing) Reserves() bool                 { return f.pol.Reserves() }
+func (f *forcing) ReserveTimeout() clock.Duration { return f.pol.ReserveTimeout() }
 func (f *forcing) Tick(now clock.Time)            { f.pol.Tick(now) }
 func (f *forcing) TickChanged() bool              { return f.pol.TickChanged() }
 

@@ -16,7 +16,9 @@
 package jobq
 
 import (
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/pq"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
@@ -260,19 +262,37 @@ func (q *Queue) FirstAsk(j *sched.Job, n *cluster.Node, room resource.Vector) *s
 // change during the walk.
 func (q *Queue) Ascend(f func(j *sched.Job) bool) { q.all.Ascend(f) }
 
+// DefaultReserveTimeout is how long a reservation may hold a node without
+// its container fitting before it expires (sched.ReserveExpirer). YARN's
+// reservations never expire; YuniKorn cancels one after a wait
+// (YUNIKORN-3219). A minute is many node heartbeats and task lengths of
+// the short jobs a reservation starves, and short beside the hours a
+// blocked node would otherwise stay held.
+const DefaultReserveTimeout = 60 * clock.Second
+
+// ReserveParams reads the reservation parameters every reserving policy
+// takes: reserve (on or off) and reserve_timeout.
+func ReserveParams(r *params.Reader, help string) (reserve bool, timeout clock.Duration) {
+	reserve = r.Bool("reserve", false, help)
+	timeout = r.NonNegativeDuration("reserve_timeout", DefaultReserveTimeout,
+		"with reserve=true: a reservation that has held its node this long without its container fitting is cancelled, and its ask may not reserve that node again for as long (default 60s; 0 never expires, as YARN)")
+	return reserve, timeout
+}
+
 // FirstOrReserve is First for a policy that reserves: it walks the jobs in
 // order and returns the first job's first included ask that fits limit (a
 // policy limit such as an AM share) and capacity, what the node offers when
 // empty (its usable capacity). If that ask fits
 // free it is to be allocated; if not, it is returned for the node to be
 // reserved for it, unless it already holds a reservation for every pending
-// container, in which case the walk moves on to the next job.
-func (q *Queue) FirstOrReserve(n *cluster.Node, free, capacity, limit resource.Vector) *sched.Ask {
+// container or its reservation of n expired lately (sched.View.MayReserve),
+// in which case the walk moves on to the next job.
+func (q *Queue) FirstOrReserve(v *sched.View, n *cluster.Node, free, capacity, limit resource.Vector) *sched.Ask {
 	room := capacity.Min(limit)
 	var found *sched.Ask
 	q.all.Ascend(func(j *sched.Job) bool {
 		a := q.FirstAsk(j, n, room)
-		if a == nil || (!a.Request.Fits(free) && a.Pending <= a.Reserved()) {
+		if a == nil || (!a.Request.Fits(free) && (a.Pending <= a.Reserved() || !v.MayReserve(a, n))) {
 			return true
 		}
 		found = a
