@@ -211,6 +211,7 @@ type preemptor struct {
 	earmarks  [][]earmark
 	nEarmarks int
 
+	total    resource.Vector // the cluster's capacity this round
 	stats    PreemptionStats
 	from     []int // per queue index: containers preempted from it
 	forQueue []int // per queue index: preempted for it
@@ -473,6 +474,7 @@ func (p *preemptor) Tick(now clock.Time) {
 	p.stats.Rounds++
 	c := p.c
 	total := c.cl.Capacity()
+	p.total = total
 	if total.IsZero() {
 		return
 	}
@@ -662,8 +664,9 @@ func (p *preemptor) budgets() {
 // already killed.
 type candWalk struct {
 	p      *preemptor
-	s      *Queue  // the starved leaf served
-	c      float64 // the size of the container it is served for
+	s      *Queue          // the starved leaf served
+	c      float64         // the size of the container it is served for
+	req    resource.Vector // and the container itself
 	marked int     // index into p.markedOrder
 	avail  int     // running tasks the current job may still lose
 	leaf   int     // index into p.over
@@ -682,7 +685,7 @@ func (w *candWalk) fit(ct *Container) bool {
 	if ct.state != Running || ct.victim || ct.IsAM() || (len(p.picked) > 0 && p.picked[ct]) {
 		return false
 	}
-	return p.candidate(ct) && p.acceptableCached(w.s, ct, w.c)
+	return p.candidate(ct) && p.acceptableCached(w.s, ct, w.req)
 }
 
 // acceptKey caches acceptable within one walk: its answer depends on the
@@ -694,12 +697,12 @@ type acceptKey struct {
 
 // acceptableCached is acceptable, remembered until the next group is taken
 // (takeGroup clears it).
-func (p *preemptor) acceptableCached(s *Queue, v *Container, c float64) bool {
+func (p *preemptor) acceptableCached(s *Queue, v *Container, req resource.Vector) bool {
 	k := acceptKey{v.job.queue.index, v.req}
 	if ok, hit := p.accepts[k]; hit {
 		return ok
 	}
-	ok := p.acceptable(s, v, c)
+	ok := p.acceptable(s, v, req)
 	p.accepts[k] = ok
 	return ok
 }
@@ -850,7 +853,7 @@ func (w *candWalk) next() *Container {
 						continue // kept for the leaf it was marked for
 					}
 				}
-				if !p.acceptableCached(w.s, r.ct, w.c) {
+				if !p.acceptableCached(w.s, r.ct, w.req) {
 					continue
 				}
 				w.avail--
@@ -1027,29 +1030,34 @@ func (p *preemptor) clearAcc() {
 	p.touched = p.touched[:0]
 }
 
-// acceptable reports whether taking victim v for one container of size c
-// of starved leaf s leaves s no later than v's leaf in the policy's order
+// acceptable reports whether taking victim v for one container req of
+// starved leaf s leaves s no later than v's leaf in the policy's order
 // (see worth), and v's leaf has budget left.
-func (p *preemptor) acceptable(s *Queue, v *Container, c float64) bool {
+func (p *preemptor) acceptable(s *Queue, v *Container, req resource.Vector) bool {
 	o := v.job.queue
 	if p.budget[o.index] <= 0 {
 		return false
 	}
-	total := p.c.cl.Capacity()
-	cv := p.cfg.Measure(v.req, total)
-	p.shift(s, c)
-	p.shift(o, -cv)
+	p.shift(s, req, true)
+	p.shift(o, v.req, false)
 	sa, so := meet(s, o)
 	ok := sa != so && !p.before(so, sa)
-	p.shift(s, -c)
-	p.shift(o, cv)
+	p.shift(s, req, false)
+	p.shift(o, v.req, true)
 	return ok
 }
 
-// shift adds d to the used share of leaf q and its ancestors.
-func (p *preemptor) shift(q *Queue, d float64) {
+// shift adds r to (or takes it from) what leaf q and its ancestors hold.
+// Usage moves in resource units, integers, so that a container moved and
+// moved back, or two queues brought level, compare exactly as the
+// scheduler will see them: no error builds up over a round's moves.
+func (p *preemptor) shift(q *Queue, r resource.Vector, add bool) {
 	for ; q.parent != nil; q = q.parent {
-		p.used[q.index] += d
+		if add {
+			p.usedV[q.index] = p.usedV[q.index].Add(r)
+		} else {
+			p.usedV[q.index] = p.usedV[q.index].Sub(r)
+		}
 	}
 }
 
@@ -1057,9 +1065,9 @@ func (p *preemptor) shift(q *Queue, d float64) {
 // where a fits once the candidates walked so far on it are gone, walking on
 // as needed, and takes them if the move is worth it (worth).
 func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, bool) {
-	if c := p.cfg.Measure(a.Request, total); c != p.cand.c {
+	if a.Request != p.cand.req || p.cand.c == 0 {
 		// The rules depend on the container's size: judge afresh.
-		p.cand.c = c
+		p.cand.c, p.cand.req = p.cfg.Measure(a.Request, total), a.Request
 		clear(p.accepts)
 		for _, id := range p.touched {
 			p.full[id] = false
@@ -1128,7 +1136,7 @@ func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, 
 			continue // a victim more there breaks the rules already
 		}
 		p.accCts[id] = append(p.accCts[id], ct)
-		if len(p.accCts[id]) > 1 && !p.groupOK(s, p.cand.c, p.accCts[id], total) {
+		if len(p.accCts[id]) > 1 && !p.groupOK(s, p.cand.req, p.accCts[id], total) {
 			p.accCts[id][len(p.accCts[id])-1] = nil
 			p.accCts[id] = p.accCts[id][:len(p.accCts[id])-1]
 			// One more victim only moves more away: the node is full
@@ -1161,30 +1169,29 @@ func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, 
 // less served of the two more served and the more served less so without
 // swapping them, so no sequence of moves comes back to where it began.
 func (p *preemptor) worth(a *Ask, s *Queue, victims []*Container, total resource.Vector) bool {
-	c := p.cfg.Measure(a.Request, total)
-	if !p.charge(s, c, victims, total) {
+	if !p.charge(s, a.Request, victims, total) {
 		return false
 	}
-	p.need[s.index] -= c
+	p.need[s.index] -= p.cfg.Measure(a.Request, total)
 	return true
 }
 
-// groupOK reports whether worth would take victims for a container of size
-// c of leaf s, changing nothing.
-func (p *preemptor) groupOK(s *Queue, c float64, victims []*Container, total resource.Vector) bool {
-	if !p.charge(s, c, victims, total) {
+// groupOK reports whether worth would take victims for a container req of
+// leaf s, changing nothing.
+func (p *preemptor) groupOK(s *Queue, req resource.Vector, victims []*Container, total resource.Vector) bool {
+	if !p.charge(s, req, victims, total) {
 		return false
 	}
-	p.shift(s, -c)
+	p.shift(s, req, false)
 	p.unwind(victims, total)
 	return true
 }
 
-// charge moves a container of size c to leaf s and victims from their
-// leaves, in the usages and budgets, and keeps the move if worth's rules
-// hold; otherwise it undoes it and reports false.
-func (p *preemptor) charge(s *Queue, c float64, victims []*Container, total resource.Vector) bool {
-	p.shift(s, c)
+// charge moves a container req to leaf s and victims from their leaves,
+// in the usages and budgets, and keeps the move if worth's rules hold;
+// otherwise it undoes it and reports false.
+func (p *preemptor) charge(s *Queue, req resource.Vector, victims []*Container, total resource.Vector) bool {
+	p.shift(s, req, true)
 	charged := 0
 	ok := true
 	for i, v := range victims {
@@ -1200,7 +1207,7 @@ func (p *preemptor) charge(s *Queue, c float64, victims []*Container, total reso
 			break
 		}
 		cv := p.cfg.Measure(v.req, total)
-		p.shift(o, -cv)
+		p.shift(o, v.req, false)
 		p.excess[o.index] -= cv
 		p.budget[o.index] -= cv
 		charged++
@@ -1215,7 +1222,7 @@ func (p *preemptor) charge(s *Queue, c float64, victims []*Container, total reso
 		}
 	}
 	if !ok {
-		p.shift(s, -c)
+		p.shift(s, req, false)
 		p.unwind(victims[:charged], total)
 	}
 	return ok
@@ -1237,22 +1244,19 @@ func meet(a, b *Queue) (*Queue, *Queue) {
 }
 
 // before reports whether the policy offers a node to sibling a before
-// sibling b at their usage this round: Capacity's most under-served first
-// (usage over absolute capacity); Fair's FairSharePolicy order (below the
-// minimum share first, by usage over it; then usage over weight).
+// sibling b at what they hold as the round has moved it so far (usedV):
+// Capacity's most under-served first (CapacityBefore); Fair's
+// FairSharePolicy order (FairBefore). Each share is measured afresh from
+// the integer usage, and two queues within orderTolerance of each other are
+// level: neither comes before the other, so a move that leaves them
+// exactly level (queue a holding 50 of 100 units, b 50, both guaranteed
+// half) is one the scheduler keeps, whatever rounding says.
 func (p *preemptor) before(a, b *Queue) bool {
-	ua, ub := p.used[a.index], p.used[b.index]
+	ua, ub := p.cfg.Measure(p.usedV[a.index], p.total), p.cfg.Measure(p.usedV[b.index], p.total)
 	if !p.cfg.ByWeight {
-		return ua/a.abs < ub/b.abs
+		return capacityLess(a, ua, b, ub, orderTolerance)
 	}
-	na, nb := ua < a.abs, ub < b.abs
-	switch {
-	case na && nb:
-		return ua/a.abs < ub/b.abs
-	case na != nb:
-		return na
-	}
-	return ua/a.spec.Weight < ub/b.spec.Weight
+	return fairLess(a, ua, b, ub, orderTolerance)
 }
 
 // unwind gives back what charge took for victims.
@@ -1260,7 +1264,7 @@ func (p *preemptor) unwind(victims []*Container, total resource.Vector) {
 	for _, v := range victims {
 		o := v.job.queue
 		cv := p.cfg.Measure(v.req, total)
-		p.shift(o, cv)
+		p.shift(o, v.req, true)
 		p.excess[o.index] += cv
 		p.budget[o.index] += cv
 	}
