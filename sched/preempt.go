@@ -667,11 +667,11 @@ type candWalk struct {
 	s      *Queue          // the starved leaf served
 	c      float64         // the size of the container it is served for
 	req    resource.Vector // and the container itself
-	marked int     // index into p.markedOrder
-	avail  int     // running tasks the current job may still lose
-	leaf   int     // index into p.over
-	job    int     // index into p.order
-	ct     int     // index into the job's task list, walking down; -2 before the job
+	marked int             // index into p.markedOrder
+	avail  int             // running tasks the current job may still lose
+	leaf   int             // index into p.over
+	job    int             // index into p.order
+	ct     int             // index into the job's task list, walking down; -2 before the job
 	loaded bool
 	done   bool
 }
