@@ -74,11 +74,24 @@ type Preemption struct {
 	// ByWeight divides idle capacity by weight (Fair, DRF) rather than by
 	// guarantee (Capacity): Divide's ByWeight.
 	ByWeight bool
+	// Balance lets a leaf above its guarantee take from another above its
+	// own, levelling them (YARN Capacity's
+	// preemption-to-balance-queue-after-satisfied.enabled; Divide's
+	// Balance). Off, YARN's default, a leaf's share is at most the larger
+	// of its guarantee and what it holds. Fair and DRF always balance to
+	// their fair shares.
+	Balance bool
 	// Measure is the resource calculator shares are compared in: a vector
 	// as a share of the cluster. It must be the one the policy orders its
 	// queues by, so that the monitor and the policy agree on who is
 	// under-served.
 	Measure Measure
+	// Observe runs the monitor without taking anything (YARN's
+	// observe_only): rounds divide, pick and mark as they would, and a
+	// group due to be killed is counted and reported to the driver
+	// (PreemptObserver) instead, once per container; nothing is killed,
+	// no room is held.
+	Observe bool
 	// Trace, when set, hears each round's division and picks (tests and
 	// debugging).
 	Trace func(format string, args ...any)
@@ -148,12 +161,24 @@ type Preempter interface {
 	Preempt(ct *Container, forQueue *Queue)
 }
 
+// PreemptObserver is implemented by drivers that report what preemption in
+// observe mode would have taken (live: an Event on the pod and a metric).
+// The core calls WouldPreempt once per container, when it would have been
+// killed; the container runs on.
+type PreemptObserver interface {
+	WouldPreempt(ct *Container, forQueue *Queue)
+}
+
 // PreemptionStats is what the monitor did, for summaries and metrics.
 type PreemptionStats struct {
 	Rounds int
 	// Marked counts victims marked (warned), Killed those the driver was
 	// asked to end, Preempted those that then ended PREEMPTED.
 	Marked, Killed, Preempted int
+	// Observed counts the containers observe mode would have killed;
+	// Observe says the monitor ran in that mode.
+	Observed int
+	Observe  bool
 	// WorkLost is the running time of the preempted containers, from
 	// RUNNING to PREEMPTED as the resource manager saw it, summed: work
 	// done and lost, redone by a simulated job.
@@ -166,10 +191,14 @@ type PreemptionStats struct {
 	ByQueue map[string]QueuePreemption
 }
 
-// QueuePreemption counts containers preempted from and for one queue.
+// QueuePreemption counts containers preempted from and for one queue, and
+// in observe mode those that would have been.
 type QueuePreemption struct {
 	TakenFrom int `json:"taken_from"`
 	TakenFor  int `json:"taken_for"`
+	// WouldTakeFrom and WouldTakeFor are observe mode's counts.
+	WouldTakeFrom int `json:"would_take_from,omitempty"`
+	WouldTakeFor  int `json:"would_take_for,omitempty"`
 }
 
 // earmarkTTL bounds how long a node's room is held for the container it
@@ -215,11 +244,14 @@ type preemptor struct {
 	stats    PreemptionStats
 	from     []int // per queue index: containers preempted from it
 	forQueue []int // per queue index: preempted for it
+	// wouldFrom and wouldFor are observe mode's from and forQueue.
+	wouldFrom, wouldFor []int
 
 	// Scratch, reused by every round.
 	demandV, usedV []resource.Vector // per queue index
 	demand, used   []float64
 	ideal          []float64
+	caps           []float64 // Divide's scratch
 	budget         []float64 // over leaves: what this round may take back
 	excess         []float64 // over leaves: how far over their share they are
 	need           []float64 // starved leaves: how far below
@@ -271,6 +303,8 @@ type mark struct {
 	at    clock.Time
 	forq  *Queue // the starved leaf it was marked for
 	round int    // the last round that picked it
+	// observed: observe mode counted it as due already.
+	observed bool
 }
 
 type kill struct {
@@ -300,9 +334,9 @@ func newPreemptor(c *Core, cfg Preemption, pol Preempting, d Preempter) *preempt
 	n := len(c.tree.queues)
 	p := &preemptor{c: c, cfg: cfg, policy: pol, driver: d,
 		jobs: make([][]*Job, n), victimOrder: make([][]*Job, n), sortedAt: make([]int, n), taskPend: make([]resource.Vector, n), amWait: make([][]*Job, n), marks: map[*Container]mark{}, killed: map[*Container]kill{},
-		earmarks: make([][]earmark, c.cl.NumNodes()), from: make([]int, n), forQueue: make([]int, n),
+		earmarks: make([][]earmark, c.cl.NumNodes()), from: make([]int, n), forQueue: make([]int, n), wouldFrom: make([]int, n), wouldFor: make([]int, n),
 		demandV: make([]resource.Vector, n), usedV: make([]resource.Vector, n),
-		demand: make([]float64, n), used: make([]float64, n), ideal: make([]float64, n),
+		demand: make([]float64, n), used: make([]float64, n), ideal: make([]float64, n), caps: make([]float64, n),
 		budget: make([]float64, n), excess: make([]float64, n), need: make([]float64, n), left: make([]float64, n),
 		picked: map[*Container]bool{}, accepts: map[acceptKey]bool{}, gone: map[JobID]int{}, fits: map[fitKey]*int{}}
 	return p
@@ -421,10 +455,13 @@ func (c *Core) PreemptionStats() *PreemptionStats {
 		return nil
 	}
 	s := c.pre.stats
+	s.Observe = c.pre.cfg.Observe
 	s.ByQueue = map[string]QueuePreemption{}
 	for _, q := range c.tree.queues {
-		if f, t := c.pre.from[q.index], c.pre.forQueue[q.index]; f+t > 0 {
-			s.ByQueue[q.spec.Name] = QueuePreemption{TakenFrom: f, TakenFor: t}
+		f, t := c.pre.from[q.index], c.pre.forQueue[q.index]
+		wf, wt := c.pre.wouldFrom[q.index], c.pre.wouldFor[q.index]
+		if f+t+wf+wt > 0 {
+			s.ByQueue[q.spec.Name] = QueuePreemption{TakenFrom: f, TakenFor: t, WouldTakeFrom: wf, WouldTakeFor: wt}
 		}
 	}
 	return &s
@@ -457,6 +494,12 @@ type PreemptionSummary struct {
 	Served    int                        `json:"served"`
 	Expired   int                        `json:"expired"`
 	ByQueue   map[string]QueuePreemption `json:"by_queue"`
+	// Mode is "observe" when nothing was taken (preemption=observe);
+	// absent when preemption was on.
+	Mode string `json:"mode,omitempty"`
+	// WouldPreempt counts the containers observe mode would have
+	// killed.
+	WouldPreempt int `json:"would_preempt,omitempty"`
 }
 
 // PreemptionSection is the name of the summary section (sched.Reporter's
@@ -465,8 +508,13 @@ const PreemptionSection = "queue_preemption"
 
 // Summary returns the stats as the summary section.
 func (s *PreemptionStats) Summary() *PreemptionSummary {
-	return &PreemptionSummary{Rounds: s.Rounds, Marked: s.Marked, Killed: s.Killed, Containers: s.Preempted,
-		WorkLostS: s.WorkLost.Seconds(), Earmarks: s.Earmarks, Served: s.Served, Expired: s.Expired, ByQueue: s.ByQueue}
+	r := &PreemptionSummary{Rounds: s.Rounds, Marked: s.Marked, Killed: s.Killed, Containers: s.Preempted,
+		WorkLostS: s.WorkLost.Seconds(), Earmarks: s.Earmarks, Served: s.Served, Expired: s.Expired, ByQueue: s.ByQueue,
+		WouldPreempt: s.Observed}
+	if s.Observe {
+		r.Mode = "observe"
+	}
+	return r
 }
 
 // Tick runs one round.
@@ -487,7 +535,7 @@ func (p *preemptor) Tick(now clock.Time) {
 		p.forget()
 		return
 	}
-	Divide(c.tree.root, DivideInput{Demand: p.demand, ByWeight: p.cfg.ByWeight}, p.ideal)
+	Divide(c.tree.root, DivideInput{Demand: p.demand, ByWeight: p.cfg.ByWeight, Used: p.used, Balance: p.cfg.Balance, Cap: p.caps}, p.ideal)
 	if !p.findStarved(total) {
 		p.forget()
 		return
@@ -617,7 +665,7 @@ func (p *preemptor) findStarved(total resource.Vector) bool {
 		case id-u > shareEps && p.demand[i]-u > shareEps:
 			p.need[i] = id - u
 			p.starved = append(p.starved, q)
-		case u-id > shareEps && u > q.abs*(1+p.cfg.Deadzone)+shareEps:
+		case u-id > shareEps && u > q.abs*(1+p.cfg.Deadzone)+shareEps && !q.noPreempt:
 			p.excess[i] = u - id
 			p.budget[i] = u - id
 			p.over = append(p.over, q)
@@ -632,8 +680,20 @@ func (p *preemptor) findStarved(total resource.Vector) bool {
 		sa, sb := meet(p.starved[a], p.starved[b])
 		return p.before(sa, sb)
 	})
-	overBy := func(q *Queue) float64 { return (p.used[q.index] - p.ideal[q.index]) / q.abs }
-	sort.SliceStable(p.over, func(a, b int) bool { return overBy(p.over[a]) > overBy(p.over[b]) })
+	// From the most over: queues without a guarantee first (by their
+	// excess), then by excess over guarantee.
+	sort.SliceStable(p.over, func(a, b int) bool {
+		qa, qb := p.over[a], p.over[b]
+		ea, eb := p.used[qa.index]-p.ideal[qa.index], p.used[qb.index]-p.ideal[qb.index]
+		za, zb := qa.abs <= 0, qb.abs <= 0
+		switch {
+		case za && zb:
+			return ea > eb
+		case za != zb:
+			return za
+		}
+		return ea/qa.abs > eb/qb.abs
+	})
 	return true
 }
 
@@ -1288,6 +1348,10 @@ func (p *preemptor) act(now clock.Time) {
 		if !due {
 			continue
 		}
+		if p.cfg.Observe {
+			p.observe(g)
+			continue
+		}
 		for _, v := range g.victims {
 			delete(p.marks, v)
 			v.victim = true
@@ -1296,6 +1360,34 @@ func (p *preemptor) act(now clock.Time) {
 			p.driver.Preempt(v, g.ask.job.queue)
 		}
 		p.earmark(g.ask, g.node, now)
+	}
+}
+
+// observe counts and reports group g, due to be killed, in observe mode:
+// each victim once while its mark lives, so that a state that does not
+// change is not counted again every round. Nothing is killed and no room
+// held, so the next round finds the same starved leaf and picks the same
+// victims again, as YARN's observe_only logs them round after round.
+func (p *preemptor) observe(g group) {
+	o, _ := p.driver.(PreemptObserver)
+	forq := g.ask.job.queue
+	for _, v := range g.victims {
+		m := p.marks[v]
+		if m.observed {
+			continue
+		}
+		m.observed = true
+		p.marks[v] = m
+		p.stats.Observed++
+		for q := v.job.queue; q.parent != nil; q = q.parent {
+			p.wouldFrom[q.index]++
+		}
+		for q := forq; q.parent != nil; q = q.parent {
+			p.wouldFor[q.index]++
+		}
+		if o != nil {
+			o.WouldPreempt(v, forq)
+		}
 	}
 }
 

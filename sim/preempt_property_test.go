@@ -596,7 +596,11 @@ func (w *watch) starvation() {
 		usedV[i] = q.Usage()
 		w.demand[i] = pc.Measure(usedV[i].Add(demV[i]), total)
 	}
-	sched.Divide(v.RootQueue(), sched.DivideInput{Demand: w.demand, ByWeight: pc.ByWeight}, w.ideal)
+	used := make([]float64, len(qs))
+	for i := range qs {
+		used[i] = pc.Measure(usedV[i], total)
+	}
+	sched.Divide(v.RootQueue(), sched.DivideInput{Demand: w.demand, ByWeight: pc.ByWeight, Used: used, Balance: pc.Balance}, w.ideal)
 	unit := pc.Measure(resource.New(1, 1024), total)
 	tol := unit / 100
 	// A new division (demand arrived or went anywhere) is a new plan: the
@@ -606,10 +610,6 @@ func (w *watch) starvation() {
 		replanned = replanned || math.Abs(w.ideal[i]-w.prevIdeal[i]) > tol
 	}
 	copy(w.prevIdeal, w.ideal)
-	used := make([]float64, len(qs))
-	for i := range qs {
-		used[i] = pc.Measure(usedV[i], total)
-	}
 	// The policy's order of two siblings (capacity: usage over guarantee;
 	// fair and drf: below the minimum share first, then usage over
 	// weight), as the policy's tree walk applies it.
