@@ -233,8 +233,9 @@ type preemptor struct {
 	// seen is, per job id, the last round that counted its AM.
 	seen []int
 
-	marks  map[*Container]mark
-	killed map[*Container]kill
+	marks   map[*Container]mark
+	markSeq int // the last mark's seq
+	killed  map[*Container]kill
 	// earmarks holds, per node, the rooms held on it; nEarmarks counts
 	// them all.
 	earmarks  [][]earmark
@@ -305,6 +306,9 @@ type mark struct {
 	round int    // the last round that picked it
 	// observed: observe mode counted it as due already.
 	observed bool
+	// seq orders marks made at the same time as they were picked, so
+	// that the next round walks them in the order this one took them.
+	seq int
 }
 
 type kill struct {
@@ -811,20 +815,25 @@ func (p *preemptor) loadMarked(s *Queue) {
 	p.lastKey = fitKey{} // the touched nodes are offered again
 }
 
-// sortMarked orders p.markedOrder oldest mark first, then newest
-// container first. Container ids are unique, so the order is total and
-// the same whatever the sorting algorithm; the marks' times are looked up
-// once, not at every comparison.
+// sortMarked orders p.markedOrder oldest mark first, then in the order
+// the marks were made. Walked in that order, a round in which nothing
+// changed takes its victims in the order the last one did, so each move is
+// judged at the same usages and the same victims are taken again: marks
+// stay put until their delay runs out, rather than a tie deciding
+// differently and starting another victim's delay. Sequence numbers are
+// unique, so the order is total and the same whatever the sorting
+// algorithm; the marks are looked up once, not at every comparison.
 func (p *preemptor) sortMarked() {
 	p.markedAt = p.markedAt[:0]
 	for _, ct := range p.markedOrder {
-		p.markedAt = append(p.markedAt, markedCt{ct, p.marks[ct].at})
+		m := p.marks[ct]
+		p.markedAt = append(p.markedAt, markedCt{ct, m.at, m.seq})
 	}
 	slices.SortFunc(p.markedAt, func(x, y markedCt) int {
 		if x.at != y.at {
 			return cmp.Compare(x.at, y.at)
 		}
-		return cmp.Compare(y.ct.id, x.ct.id)
+		return cmp.Compare(x.seq, y.seq)
 	})
 	for i, m := range p.markedAt {
 		p.markedOrder[i] = m.ct
@@ -832,8 +841,9 @@ func (p *preemptor) sortMarked() {
 }
 
 type markedCt struct {
-	ct *Container
-	at clock.Time
+	ct  *Container
+	at  clock.Time
+	seq int
 }
 
 // candidate reports whether ct may be taken now.
@@ -1338,7 +1348,8 @@ func (p *preemptor) act(now clock.Time) {
 		for _, v := range g.victims {
 			m, ok := p.marks[v]
 			if !ok || m.id != v.id || m.forq != g.ask.job.queue {
-				m = mark{id: v.id, at: now, forq: g.ask.job.queue}
+				p.markSeq++
+				m = mark{id: v.id, at: now, forq: g.ask.job.queue, seq: p.markSeq}
 				p.stats.Marked++
 			}
 			m.round = p.stats.Rounds
