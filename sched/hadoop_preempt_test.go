@@ -64,7 +64,7 @@ var hadoopCases = []hadoopCase{
 		queues: []hadoopQueue{{name: "a", guar: 0.5, used: 100, apps: 4, pending: 20}, {name: "b", guar: 0.5, pending: 50}},
 		am:     true,
 		hadoop: map[string]int{"a": 50}, want: map[string]int{"a": 50},
-		why:    "per app 23/23/4 where Hadoop takes 24/24/2: spindle keeps each job's last task beside its AM"},
+		why: "per app 23/23/4 where Hadoop takes 24/24/2: spindle keeps each job's last task beside its AM"},
 	{test: "TestProportionalCapacityPreemptionPolicyInterQueueWithDRF.testInterQueuePreemptionWithMultipleResource",
 		// <memory 100, vcores 200>; containers <2, 4>; a (50 %) holds 20
 		// and asks 15 (its pending <30, 70> in whole containers), b (50 %)
