@@ -65,6 +65,19 @@ var hadoopCases = []hadoopCase{
 		am:     true,
 		hadoop: map[string]int{"a": 50}, want: map[string]int{"a": 50},
 		why: "per app 23/23/4 where Hadoop takes 24/24/2: spindle keeps each job's last task beside its AM"},
+	{test: "TestProportionalCapacityPreemptionPolicy.testPreemptSkippedAMContainers",
+		// Containers of 5 units; A (10 %) holds 100 in four apps of five
+		// (AM included), B (90 %) asks 90. Hadoop takes 18: appD's 5 and
+		// appC's 5, their AMs too once the tasks are not enough, appB's 4
+		// and appA's 4. spindle never takes an AM or a job's last task
+		// beside it: three of each app's five, 12, and B runs 12 of its 18
+		// until A's jobs end.
+		unit:  resource.New(5, 5*1024),
+		total: resource.New(100, 100*1024),
+		queues: []hadoopQueue{{name: "a", guar: 0.1, used: 20, apps: 4, pending: 4}, {name: "b", guar: 0.9, pending: 18}},
+		am:     true,
+		hadoop: map[string]int{"a": 18}, want: map[string]int{"a": 12},
+		why:    "never an AM, never a job's last task beside its AM (docs/queues.md): Hadoop takes AMs when tasks are not enough"},
 	{test: "TestProportionalCapacityPreemptionPolicyInterQueueWithDRF.testInterQueuePreemptionWithMultipleResource",
 		// <memory 100, vcores 200>; containers <2, 4>; a (50 %) holds 20
 		// and asks 15 (its pending <30, 70> in whole containers), b (50 %)
