@@ -72,12 +72,12 @@ var hadoopCases = []hadoopCase{
 		// and appA's 4. spindle never takes an AM or a job's last task
 		// beside it: three of each app's five, 12, and B runs 12 of its 18
 		// until A's jobs end.
-		unit:  resource.New(5, 5*1024),
-		total: resource.New(100, 100*1024),
+		unit:   resource.New(5, 5*1024),
+		total:  resource.New(100, 100*1024),
 		queues: []hadoopQueue{{name: "a", guar: 0.1, used: 20, apps: 4, pending: 4}, {name: "b", guar: 0.9, pending: 18}},
 		am:     true,
 		hadoop: map[string]int{"a": 18}, want: map[string]int{"a": 12},
-		why:    "never an AM, never a job's last task beside its AM (docs/queues.md): Hadoop takes AMs when tasks are not enough"},
+		why: "never an AM, never a job's last task beside its AM (docs/queues.md): Hadoop takes AMs when tasks are not enough"},
 	{test: "TestProportionalCapacityPreemptionPolicyInterQueueWithDRF.testInterQueuePreemptionWithMultipleResource",
 		// <memory 100, vcores 200>; containers <2, 4>; a (50 %) holds 20
 		// and asks 15 (its pending <30, 70> in whole containers), b (50 %)
