@@ -57,8 +57,9 @@ type DivideInput struct {
 	// against one another too (YARN's
 	// preemption-to-balance-queue-after-satisfied).
 	Balance bool
-	// Cap and Floor are scratch, indexed like Demand; allocated when nil.
-	Cap, Floor []float64
+	// Cap, Floor and Kept are scratch, indexed like Demand; allocated
+	// when nil.
+	Cap, Floor, Kept []float64
 }
 
 // Divide fills ideal, indexed by Queue.Index, with the share of the
@@ -73,6 +74,9 @@ func Divide(root *Queue, in DivideInput, ideal []float64) {
 	}
 	if len(in.Floor) < len(in.Demand) {
 		in.Floor = make([]float64, len(in.Demand))
+	}
+	if len(in.Kept) < len(in.Demand) {
+		in.Kept = make([]float64, len(in.Demand))
 	}
 	capped := in.Used != nil && !in.ByWeight && !in.Balance
 	setCaps(root, in, capped)
@@ -107,6 +111,7 @@ func setCaps(p *Queue, in DivideInput, capped bool) (capSum, keptSum float64) {
 			kept = min(ks, c)
 		}
 		in.Cap[q.index] = c
+		in.Kept[q.index] = kept
 		in.Floor[q.index] = max(min(q.abs, c), kept)
 		capSum += c
 		keptSum += kept
@@ -139,10 +144,24 @@ func divide(p *Queue, total float64, in DivideInput, ideal []float64) {
 			ideal[q.index] = 0
 		}
 	case floorSum >= total:
-		// Not even the guarantees fit (the parent was cut below its
-		// own, or the measure does not add up): scale them down.
+		// Not even the floors fit (the parent was cut below its own, a
+		// queue spared from preemption holds more than its guarantee, or
+		// the measure does not add up). What spared queues hold comes
+		// first, as far as it fits; the guarantees share the rest in
+		// proportion.
+		keptSum := 0.0
 		for _, q := range p.children {
-			ideal[q.index] *= total / floorSum
+			keptSum += in.Kept[q.index]
+		}
+		rest, extra := max(total-keptSum, 0), floorSum-keptSum
+		for _, q := range p.children {
+			k := in.Kept[q.index]
+			switch {
+			case keptSum >= total:
+				ideal[q.index] = k * total / keptSum
+			case extra > 0:
+				ideal[q.index] = k + (ideal[q.index]-k)*rest/extra
+			}
 		}
 	case capSum <= total:
 		for _, q := range p.children {
