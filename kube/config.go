@@ -45,14 +45,16 @@ func (c *FileConfig) Calculator() resource.Calculator {
 }
 
 // QueueConfig is one queue: capacity is its guaranteed share of its parent
-// (Capacity's guarantee), max_capacity what it may grow to (default 1),
-// weight its weight among its siblings under Fair and DRF (default: its
-// capacity).
+// (Capacity's guarantee; 0 guarantees nothing), max_capacity what it may
+// grow to (default 1), weight its weight among its siblings under Fair and
+// DRF (default: its capacity), disable_preemption spares it and the queues
+// below it from preemption (YARN's disable_preemption).
 type QueueConfig struct {
-	Name        string  `yaml:"name"`
-	Capacity    float64 `yaml:"capacity"`
-	MaxCapacity float64 `yaml:"max_capacity"`
-	Weight      float64 `yaml:"weight"`
+	Name              string  `yaml:"name"`
+	Capacity          float64 `yaml:"capacity"`
+	MaxCapacity       float64 `yaml:"max_capacity"`
+	Weight            float64 `yaml:"weight"`
+	DisablePreemption bool    `yaml:"disable_preemption"`
 }
 
 // LoadConfig reads a configuration file; "" gives the default.
@@ -129,7 +131,7 @@ func ParseConfig(b []byte) (*FileConfig, error) {
 func (c *FileConfig) QueueSpecs() []sched.QueueSpec {
 	out := make([]sched.QueueSpec, len(c.Queues))
 	for i, q := range c.Queues {
-		out[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight}
+		out[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight, DisablePreemption: q.DisablePreemption}
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -29,6 +30,9 @@ import (
 // never evicted. When the evicted pod is gone it is reported PREEMPTED, so
 // that the core counts it, per queue, apart from pods that failed or were
 // deleted.
+//
+// In observe mode (preemption=observe) nothing is evicted: wouldPreempt
+// writes what would have been.
 
 // preempt records that the core takes ct back for queue q and queues its
 // eviction; it runs inside a core call, so it only records.
@@ -42,6 +46,26 @@ func (s *Scheduler) preempt(ct *sched.Container, q *sched.Queue) {
 	}
 	s.evicting[ps.key] = q.Name()
 	s.outbox = append(s.outbox, apiTask{kind: taskEvict, pod: ps.key, uid: ps.uid, obj: ps.pod, node: ps.node, message: q.Name(), start: s.o.Now()})
+}
+
+// wouldPreempt reports, in observe mode (preemption=observe, YARN's
+// observe_only), a pod the core would have taken back for queue q: an
+// Event on the pod and a log line say so, the metric
+// spindle_queue_preemptions_observed_total counts it (from the core's
+// stats), and the pod runs on. The core reports each pod once while it
+// stays picked. It runs inside a core call, so the Event is written after.
+func (s *Scheduler) wouldPreempt(ct *sched.Container, q *sched.Queue) {
+	ps := s.pods[ct.Key()]
+	if ps == nil || ps.ct != ct {
+		return
+	}
+	pod, key, node, queue := ps.pod, ps.key, ps.node, q.Name()
+	s.afterCore(func(clock.Time) {
+		s.o.Recorder.Eventf(pod, v1.EventTypeNormal, "PreemptionObserved",
+			"spindle would evict this pod for queue %s, below its share of the cluster while this pod's queue is above its own; "+
+				"preemption=observe: nothing is evicted", queue)
+		s.o.Log.Info("would evict", "pod", key, "node", node, "for queue", queue)
+	})
 }
 
 // evict asks the apiserver to evict the pod, conditional on its UID so that

@@ -133,7 +133,9 @@ func (s *Scheduler) publish() {
 			Usage: observe.FromVector(q.Usage()), Share: q.Usage().DominantShare(usable),
 			PendingPods: qc.pending, RunningPods: qc.running, Jobs: q.ActiveJobs(), AMsAdmitted: q.AMContainers(), AMsWaiting: qc.waiting,
 			Depth: q.Depth(), Leaf: q.Leaf(), AbsCapacity: q.AbsCapacity(), AbsMaxCapacity: q.AbsMaxCapacity(),
-			PreemptedFrom: preempted[q.Name()].TakenFrom, PreemptedFor: preempted[q.Name()].TakenFor}
+			PreemptedFrom: preempted[q.Name()].TakenFrom, PreemptedFor: preempted[q.Name()].TakenFor,
+			WouldPreemptFrom: preempted[q.Name()].WouldTakeFrom, WouldPreemptFor: preempted[q.Name()].WouldTakeFor,
+			PreemptionDisabled: q.PreemptionDisabled()}
 		if p := q.Parent(); p.Parent() != nil {
 			qs.Parent = p.Name()
 		}

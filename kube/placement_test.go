@@ -132,6 +132,15 @@ func TestParseConfig(t *testing.T) {
 	if s := tree.QueueSpecs(); s[1].Weight != 3 || s[1].MaxCapacity != 1 || s[0].Weight != 0 {
 		t.Errorf("tree specs %+v", s)
 	}
+	// A queue guaranteed nothing, and one spared from preemption with
+	// the queues below it.
+	spared, err := ParseConfig([]byte("queues: [{name: a, capacity: 1, disable_preemption: true}, {name: a.x, capacity: 1}, {name: spare, capacity: 0}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := spared.QueueSpecs(); !s[0].DisablePreemption || s[1].DisablePreemption || s[2].Capacity != 0 || s[2].MaxCapacity != 1 {
+		t.Errorf("specs %+v", s)
+	}
 	empty, err := ParseConfig(nil)
 	if err != nil || empty.resolveQueue("anything") != "default" || empty.Calculator() != resource.MemoryCalculator {
 		t.Fatalf("empty config: %v, %+v", err, empty)
@@ -142,7 +151,8 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"queues: [{name: a, capacity: 0}]":                                             "queues[0].capacity",
+		"queues: [{name: a, capacity: -0.5}]":                                          "queues[0].capacity",
+		"queues: [{name: a, capacity: 0, disable_preemption: maybe}]":                  "line 1: cannot unmarshal !!str `maybe` into bool",
 		"queues: [{name: a, capacity: 0.5, max_capacity: 0.2}]":                        "queues[0].max_capacity",
 		"queues: [{capacity: 0.5}]":                                                    "queues[0].name",
 		"queues: [{name: a, capacity: 1}, {name: a, capacity: 1}]":                     "queues[1].name",

@@ -673,6 +673,9 @@ func (d *coreDriver) AcceptLowered()             { d.dirty = true }
 func (d *coreDriver) Preempt(ct *sched.Container, q *sched.Queue) {
 	(*Scheduler)(d).preempt(ct, q)
 }
+func (d *coreDriver) WouldPreempt(ct *sched.Container, q *sched.Queue) {
+	(*Scheduler)(d).wouldPreempt(ct, q)
+}
 
 // launch assumes the core's decision and queues its binding.
 func (s *Scheduler) launch(ct *sched.Container) {
@@ -710,3 +713,5 @@ func (s *Scheduler) sortedJobs() []*jobState {
 }
 
 func everything() labels.Selector { return labels.Everything() }
+
+var _ sched.PreemptObserver = (*coreDriver)(nil)

@@ -37,16 +37,21 @@ var builtin = params.NewRegistry("policy",
 			return func(v *sched.View) (sched.Policy, error) { return fifo.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "capacity",
-		Summary:  "YARN Capacity: queues with guaranteed and maximum capacity, most under-served queue first, FIFO inside a queue, AM limit per queue",
-		Queues:   "the whole tree: at every level the child most under-served (used share over absolute capacity) first, each queue and its ancestors capped by max_capacity, so an idle queue's share goes first to its siblings; weights ignored",
+		Summary: "YARN Capacity: queues with guaranteed and maximum capacity, most under-served queue first, FIFO inside a queue, AM limit per queue",
+		Queues: "the whole tree: at every level the child most under-served (used share over absolute capacity) first, each queue and its ancestors capped by max_capacity, so an idle queue's share goes first to its siblings; weights ignored; " +
+			"a queue of capacity 0 comes after every sibling with a guarantee (by usage among such queues); " +
+			"preemption (preemption=on|observe) takes nothing from a queue with disable_preemption (or below one), and " +
+			"gives a leaf at most the larger of its guarantee and its usage unless preempt_balance=on",
 		Priority: priorityInLeaf,
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
 			cfg := capacity.Params(r)
 			return func(v *sched.View) (sched.Policy, error) { return capacity.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "fair",
-		Summary:  "YARN Fair: the job furthest below its instantaneous fair share (memory) first, AM share limit under the run's resource calculator",
-		Queues:   "the whole tree: at every level the child furthest below its fair share (usage over weight; weight defaults to capacity) first; a queue's AM limit is max_am_share of its instantaneous fair share; max_capacity not enforced",
+		Summary: "YARN Fair: the job furthest below its instantaneous fair share (memory) first, AM share limit under the run's resource calculator",
+		Queues: "the whole tree: at every level the child furthest below its fair share (usage over weight; weight defaults to capacity) first; a queue's AM limit is max_am_share of its instantaneous fair share; max_capacity not enforced; " +
+			"a queue of capacity 0 and no weight comes after every sibling with one; preemption (preemption=on|observe) " +
+			"takes nothing from a queue with disable_preemption (or below one) and balances to fair shares (no preempt_balance)",
 		Priority: priorityFair,
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {
 			cfg := fair.Params(r, fair.Memory)

@@ -74,11 +74,24 @@ type Preemption struct {
 	// ByWeight divides idle capacity by weight (Fair, DRF) rather than by
 	// guarantee (Capacity): Divide's ByWeight.
 	ByWeight bool
+	// Balance lets a leaf above its guarantee take from another above its
+	// own, levelling them (YARN Capacity's
+	// preemption-to-balance-queue-after-satisfied.enabled; Divide's
+	// Balance). Off, YARN's default, a leaf's share is at most the larger
+	// of its guarantee and what it holds. Fair and DRF always balance to
+	// their fair shares.
+	Balance bool
 	// Measure is the resource calculator shares are compared in: a vector
 	// as a share of the cluster. It must be the one the policy orders its
 	// queues by, so that the monitor and the policy agree on who is
 	// under-served.
 	Measure Measure
+	// Observe runs the monitor without taking anything (YARN's
+	// observe_only): rounds divide, pick and mark as they would, and a
+	// group due to be killed is counted and reported to the driver
+	// (PreemptObserver) instead, once per container; nothing is killed,
+	// no room is held.
+	Observe bool
 	// Trace, when set, hears each round's division and picks (tests and
 	// debugging).
 	Trace func(format string, args ...any)
@@ -148,12 +161,24 @@ type Preempter interface {
 	Preempt(ct *Container, forQueue *Queue)
 }
 
+// PreemptObserver is implemented by drivers that report what preemption in
+// observe mode would have taken (live: an Event on the pod and a metric).
+// The core calls WouldPreempt once per container, when it would have been
+// killed; the container runs on.
+type PreemptObserver interface {
+	WouldPreempt(ct *Container, forQueue *Queue)
+}
+
 // PreemptionStats is what the monitor did, for summaries and metrics.
 type PreemptionStats struct {
 	Rounds int
 	// Marked counts victims marked (warned), Killed those the driver was
 	// asked to end, Preempted those that then ended PREEMPTED.
 	Marked, Killed, Preempted int
+	// Observed counts the containers observe mode would have killed;
+	// Observe says the monitor ran in that mode.
+	Observed int
+	Observe  bool
 	// WorkLost is the running time of the preempted containers, from
 	// RUNNING to PREEMPTED as the resource manager saw it, summed: work
 	// done and lost, redone by a simulated job.
@@ -166,10 +191,14 @@ type PreemptionStats struct {
 	ByQueue map[string]QueuePreemption
 }
 
-// QueuePreemption counts containers preempted from and for one queue.
+// QueuePreemption counts containers preempted from and for one queue, and
+// in observe mode those that would have been.
 type QueuePreemption struct {
 	TakenFrom int `json:"taken_from"`
 	TakenFor  int `json:"taken_for"`
+	// WouldTakeFrom and WouldTakeFor are observe mode's counts.
+	WouldTakeFrom int `json:"would_take_from,omitempty"`
+	WouldTakeFor  int `json:"would_take_for,omitempty"`
 }
 
 // earmarkTTL bounds how long a node's room is held for the container it
@@ -204,21 +233,26 @@ type preemptor struct {
 	// seen is, per job id, the last round that counted its AM.
 	seen []int
 
-	marks  map[*Container]mark
-	killed map[*Container]kill
+	marks   map[*Container]mark
+	markSeq int // the last mark's seq
+	killed  map[*Container]kill
 	// earmarks holds, per node, the rooms held on it; nEarmarks counts
 	// them all.
 	earmarks  [][]earmark
 	nEarmarks int
 
+	total    resource.Vector // the cluster's capacity this round
 	stats    PreemptionStats
 	from     []int // per queue index: containers preempted from it
 	forQueue []int // per queue index: preempted for it
+	// wouldFrom and wouldFor are observe mode's from and forQueue.
+	wouldFrom, wouldFor []int
 
 	// Scratch, reused by every round.
 	demandV, usedV []resource.Vector // per queue index
 	demand, used   []float64
 	ideal          []float64
+	caps           []float64 // Divide's scratch
 	budget         []float64 // over leaves: what this round may take back
 	excess         []float64 // over leaves: how far over their share they are
 	need           []float64 // starved leaves: how far below
@@ -270,6 +304,11 @@ type mark struct {
 	at    clock.Time
 	forq  *Queue // the starved leaf it was marked for
 	round int    // the last round that picked it
+	// observed: observe mode counted it as due already.
+	observed bool
+	// seq orders marks made at the same time as they were picked, so
+	// that the next round walks them in the order this one took them.
+	seq int
 }
 
 type kill struct {
@@ -299,9 +338,9 @@ func newPreemptor(c *Core, cfg Preemption, pol Preempting, d Preempter) *preempt
 	n := len(c.tree.queues)
 	p := &preemptor{c: c, cfg: cfg, policy: pol, driver: d,
 		jobs: make([][]*Job, n), victimOrder: make([][]*Job, n), sortedAt: make([]int, n), taskPend: make([]resource.Vector, n), amWait: make([][]*Job, n), marks: map[*Container]mark{}, killed: map[*Container]kill{},
-		earmarks: make([][]earmark, c.cl.NumNodes()), from: make([]int, n), forQueue: make([]int, n),
+		earmarks: make([][]earmark, c.cl.NumNodes()), from: make([]int, n), forQueue: make([]int, n), wouldFrom: make([]int, n), wouldFor: make([]int, n),
 		demandV: make([]resource.Vector, n), usedV: make([]resource.Vector, n),
-		demand: make([]float64, n), used: make([]float64, n), ideal: make([]float64, n),
+		demand: make([]float64, n), used: make([]float64, n), ideal: make([]float64, n), caps: make([]float64, n),
 		budget: make([]float64, n), excess: make([]float64, n), need: make([]float64, n), left: make([]float64, n),
 		picked: map[*Container]bool{}, accepts: map[acceptKey]bool{}, gone: map[JobID]int{}, fits: map[fitKey]*int{}}
 	return p
@@ -420,10 +459,13 @@ func (c *Core) PreemptionStats() *PreemptionStats {
 		return nil
 	}
 	s := c.pre.stats
+	s.Observe = c.pre.cfg.Observe
 	s.ByQueue = map[string]QueuePreemption{}
 	for _, q := range c.tree.queues {
-		if f, t := c.pre.from[q.index], c.pre.forQueue[q.index]; f+t > 0 {
-			s.ByQueue[q.spec.Name] = QueuePreemption{TakenFrom: f, TakenFor: t}
+		f, t := c.pre.from[q.index], c.pre.forQueue[q.index]
+		wf, wt := c.pre.wouldFrom[q.index], c.pre.wouldFor[q.index]
+		if f+t+wf+wt > 0 {
+			s.ByQueue[q.spec.Name] = QueuePreemption{TakenFrom: f, TakenFor: t, WouldTakeFrom: wf, WouldTakeFor: wt}
 		}
 	}
 	return &s
@@ -456,6 +498,12 @@ type PreemptionSummary struct {
 	Served    int                        `json:"served"`
 	Expired   int                        `json:"expired"`
 	ByQueue   map[string]QueuePreemption `json:"by_queue"`
+	// Mode is "observe" when nothing was taken (preemption=observe);
+	// absent when preemption was on.
+	Mode string `json:"mode,omitempty"`
+	// WouldPreempt counts the containers observe mode would have
+	// killed.
+	WouldPreempt int `json:"would_preempt,omitempty"`
 }
 
 // PreemptionSection is the name of the summary section (sched.Reporter's
@@ -464,8 +512,13 @@ const PreemptionSection = "queue_preemption"
 
 // Summary returns the stats as the summary section.
 func (s *PreemptionStats) Summary() *PreemptionSummary {
-	return &PreemptionSummary{Rounds: s.Rounds, Marked: s.Marked, Killed: s.Killed, Containers: s.Preempted,
-		WorkLostS: s.WorkLost.Seconds(), Earmarks: s.Earmarks, Served: s.Served, Expired: s.Expired, ByQueue: s.ByQueue}
+	r := &PreemptionSummary{Rounds: s.Rounds, Marked: s.Marked, Killed: s.Killed, Containers: s.Preempted,
+		WorkLostS: s.WorkLost.Seconds(), Earmarks: s.Earmarks, Served: s.Served, Expired: s.Expired, ByQueue: s.ByQueue,
+		WouldPreempt: s.Observed}
+	if s.Observe {
+		r.Mode = "observe"
+	}
+	return r
 }
 
 // Tick runs one round.
@@ -473,6 +526,7 @@ func (p *preemptor) Tick(now clock.Time) {
 	p.stats.Rounds++
 	c := p.c
 	total := c.cl.Capacity()
+	p.total = total
 	if total.IsZero() {
 		return
 	}
@@ -485,7 +539,7 @@ func (p *preemptor) Tick(now clock.Time) {
 		p.forget()
 		return
 	}
-	Divide(c.tree.root, DivideInput{Demand: p.demand, ByWeight: p.cfg.ByWeight}, p.ideal)
+	Divide(c.tree.root, DivideInput{Demand: p.demand, ByWeight: p.cfg.ByWeight, Used: p.used, Balance: p.cfg.Balance, Cap: p.caps}, p.ideal)
 	if !p.findStarved(total) {
 		p.forget()
 		return
@@ -615,7 +669,7 @@ func (p *preemptor) findStarved(total resource.Vector) bool {
 		case id-u > shareEps && p.demand[i]-u > shareEps:
 			p.need[i] = id - u
 			p.starved = append(p.starved, q)
-		case u-id > shareEps && u > q.abs*(1+p.cfg.Deadzone)+shareEps:
+		case u-id > shareEps && u > q.abs*(1+p.cfg.Deadzone)+shareEps && !q.noPreempt:
 			p.excess[i] = u - id
 			p.budget[i] = u - id
 			p.over = append(p.over, q)
@@ -630,8 +684,20 @@ func (p *preemptor) findStarved(total resource.Vector) bool {
 		sa, sb := meet(p.starved[a], p.starved[b])
 		return p.before(sa, sb)
 	})
-	overBy := func(q *Queue) float64 { return (p.used[q.index] - p.ideal[q.index]) / q.abs }
-	sort.SliceStable(p.over, func(a, b int) bool { return overBy(p.over[a]) > overBy(p.over[b]) })
+	// From the most over: queues without a guarantee first (by their
+	// excess), then by excess over guarantee.
+	sort.SliceStable(p.over, func(a, b int) bool {
+		qa, qb := p.over[a], p.over[b]
+		ea, eb := p.used[qa.index]-p.ideal[qa.index], p.used[qb.index]-p.ideal[qb.index]
+		za, zb := qa.abs <= 0, qb.abs <= 0
+		switch {
+		case za && zb:
+			return ea > eb
+		case za != zb:
+			return za
+		}
+		return ea/qa.abs > eb/qb.abs
+	})
 	return true
 }
 
@@ -662,13 +728,14 @@ func (p *preemptor) budgets() {
 // already killed.
 type candWalk struct {
 	p      *preemptor
-	s      *Queue  // the starved leaf served
-	c      float64 // the size of the container it is served for
-	marked int     // index into p.markedOrder
-	avail  int     // running tasks the current job may still lose
-	leaf   int     // index into p.over
-	job    int     // index into p.order
-	ct     int     // index into the job's task list, walking down; -2 before the job
+	s      *Queue          // the starved leaf served
+	c      float64         // the size of the container it is served for
+	req    resource.Vector // and the container itself
+	marked int             // index into p.markedOrder
+	avail  int             // running tasks the current job may still lose
+	leaf   int             // index into p.over
+	job    int             // index into p.order
+	ct     int             // index into the job's task list, walking down; -2 before the job
 	loaded bool
 	done   bool
 }
@@ -682,7 +749,7 @@ func (w *candWalk) fit(ct *Container) bool {
 	if ct.state != Running || ct.victim || ct.IsAM() || (len(p.picked) > 0 && p.picked[ct]) {
 		return false
 	}
-	return p.candidate(ct) && p.acceptableCached(w.s, ct, w.c)
+	return p.candidate(ct) && p.acceptableCached(w.s, ct, w.req)
 }
 
 // acceptKey caches acceptable within one walk: its answer depends on the
@@ -694,12 +761,12 @@ type acceptKey struct {
 
 // acceptableCached is acceptable, remembered until the next group is taken
 // (takeGroup clears it).
-func (p *preemptor) acceptableCached(s *Queue, v *Container, c float64) bool {
+func (p *preemptor) acceptableCached(s *Queue, v *Container, req resource.Vector) bool {
 	k := acceptKey{v.job.queue.index, v.req}
 	if ok, hit := p.accepts[k]; hit {
 		return ok
 	}
-	ok := p.acceptable(s, v, c)
+	ok := p.acceptable(s, v, req)
 	p.accepts[k] = ok
 	return ok
 }
@@ -748,20 +815,25 @@ func (p *preemptor) loadMarked(s *Queue) {
 	p.lastKey = fitKey{} // the touched nodes are offered again
 }
 
-// sortMarked orders p.markedOrder oldest mark first, then newest
-// container first. Container ids are unique, so the order is total and
-// the same whatever the sorting algorithm; the marks' times are looked up
-// once, not at every comparison.
+// sortMarked orders p.markedOrder oldest mark first, then in the order
+// the marks were made. Walked in that order, a round in which nothing
+// changed takes its victims in the order the last one did, so each move is
+// judged at the same usages and the same victims are taken again: marks
+// stay put until their delay runs out, rather than a tie deciding
+// differently and starting another victim's delay. Sequence numbers are
+// unique, so the order is total and the same whatever the sorting
+// algorithm; the marks are looked up once, not at every comparison.
 func (p *preemptor) sortMarked() {
 	p.markedAt = p.markedAt[:0]
 	for _, ct := range p.markedOrder {
-		p.markedAt = append(p.markedAt, markedCt{ct, p.marks[ct].at})
+		m := p.marks[ct]
+		p.markedAt = append(p.markedAt, markedCt{ct, m.at, m.seq})
 	}
 	slices.SortFunc(p.markedAt, func(x, y markedCt) int {
 		if x.at != y.at {
 			return cmp.Compare(x.at, y.at)
 		}
-		return cmp.Compare(y.ct.id, x.ct.id)
+		return cmp.Compare(x.seq, y.seq)
 	})
 	for i, m := range p.markedAt {
 		p.markedOrder[i] = m.ct
@@ -769,8 +841,9 @@ func (p *preemptor) sortMarked() {
 }
 
 type markedCt struct {
-	ct *Container
-	at clock.Time
+	ct  *Container
+	at  clock.Time
+	seq int
 }
 
 // candidate reports whether ct may be taken now.
@@ -850,7 +923,7 @@ func (w *candWalk) next() *Container {
 						continue // kept for the leaf it was marked for
 					}
 				}
-				if !p.acceptableCached(w.s, r.ct, w.c) {
+				if !p.acceptableCached(w.s, r.ct, w.req) {
 					continue
 				}
 				w.avail--
@@ -1027,29 +1100,34 @@ func (p *preemptor) clearAcc() {
 	p.touched = p.touched[:0]
 }
 
-// acceptable reports whether taking victim v for one container of size c
-// of starved leaf s leaves s no later than v's leaf in the policy's order
+// acceptable reports whether taking victim v for one container req of
+// starved leaf s leaves s no later than v's leaf in the policy's order
 // (see worth), and v's leaf has budget left.
-func (p *preemptor) acceptable(s *Queue, v *Container, c float64) bool {
+func (p *preemptor) acceptable(s *Queue, v *Container, req resource.Vector) bool {
 	o := v.job.queue
 	if p.budget[o.index] <= 0 {
 		return false
 	}
-	total := p.c.cl.Capacity()
-	cv := p.cfg.Measure(v.req, total)
-	p.shift(s, c)
-	p.shift(o, -cv)
+	p.shift(s, req, true)
+	p.shift(o, v.req, false)
 	sa, so := meet(s, o)
 	ok := sa != so && !p.before(so, sa)
-	p.shift(s, -c)
-	p.shift(o, cv)
+	p.shift(s, req, false)
+	p.shift(o, v.req, true)
 	return ok
 }
 
-// shift adds d to the used share of leaf q and its ancestors.
-func (p *preemptor) shift(q *Queue, d float64) {
+// shift adds r to (or takes it from) what leaf q and its ancestors hold.
+// Usage moves in resource units, integers, so that a container moved and
+// moved back, or two queues brought level, compare exactly as the
+// scheduler will see them: no error builds up over a round's moves.
+func (p *preemptor) shift(q *Queue, r resource.Vector, add bool) {
 	for ; q.parent != nil; q = q.parent {
-		p.used[q.index] += d
+		if add {
+			p.usedV[q.index] = p.usedV[q.index].Add(r)
+		} else {
+			p.usedV[q.index] = p.usedV[q.index].Sub(r)
+		}
 	}
 }
 
@@ -1057,9 +1135,9 @@ func (p *preemptor) shift(q *Queue, d float64) {
 // where a fits once the candidates walked so far on it are gone, walking on
 // as needed, and takes them if the move is worth it (worth).
 func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, bool) {
-	if c := p.cfg.Measure(a.Request, total); c != p.cand.c {
+	if a.Request != p.cand.req || p.cand.c == 0 {
 		// The rules depend on the container's size: judge afresh.
-		p.cand.c = c
+		p.cand.c, p.cand.req = p.cfg.Measure(a.Request, total), a.Request
 		clear(p.accepts)
 		for _, id := range p.touched {
 			p.full[id] = false
@@ -1128,7 +1206,7 @@ func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, 
 			continue // a victim more there breaks the rules already
 		}
 		p.accCts[id] = append(p.accCts[id], ct)
-		if len(p.accCts[id]) > 1 && !p.groupOK(s, p.cand.c, p.accCts[id], total) {
+		if len(p.accCts[id]) > 1 && !p.groupOK(s, p.cand.req, p.accCts[id], total) {
 			p.accCts[id][len(p.accCts[id])-1] = nil
 			p.accCts[id] = p.accCts[id][:len(p.accCts[id])-1]
 			// One more victim only moves more away: the node is full
@@ -1161,30 +1239,29 @@ func (p *preemptor) victimsFor(a *Ask, s *Queue, total resource.Vector) (group, 
 // less served of the two more served and the more served less so without
 // swapping them, so no sequence of moves comes back to where it began.
 func (p *preemptor) worth(a *Ask, s *Queue, victims []*Container, total resource.Vector) bool {
-	c := p.cfg.Measure(a.Request, total)
-	if !p.charge(s, c, victims, total) {
+	if !p.charge(s, a.Request, victims, total) {
 		return false
 	}
-	p.need[s.index] -= c
+	p.need[s.index] -= p.cfg.Measure(a.Request, total)
 	return true
 }
 
-// groupOK reports whether worth would take victims for a container of size
-// c of leaf s, changing nothing.
-func (p *preemptor) groupOK(s *Queue, c float64, victims []*Container, total resource.Vector) bool {
-	if !p.charge(s, c, victims, total) {
+// groupOK reports whether worth would take victims for a container req of
+// leaf s, changing nothing.
+func (p *preemptor) groupOK(s *Queue, req resource.Vector, victims []*Container, total resource.Vector) bool {
+	if !p.charge(s, req, victims, total) {
 		return false
 	}
-	p.shift(s, -c)
+	p.shift(s, req, false)
 	p.unwind(victims, total)
 	return true
 }
 
-// charge moves a container of size c to leaf s and victims from their
-// leaves, in the usages and budgets, and keeps the move if worth's rules
-// hold; otherwise it undoes it and reports false.
-func (p *preemptor) charge(s *Queue, c float64, victims []*Container, total resource.Vector) bool {
-	p.shift(s, c)
+// charge moves a container req to leaf s and victims from their leaves,
+// in the usages and budgets, and keeps the move if worth's rules hold;
+// otherwise it undoes it and reports false.
+func (p *preemptor) charge(s *Queue, req resource.Vector, victims []*Container, total resource.Vector) bool {
+	p.shift(s, req, true)
 	charged := 0
 	ok := true
 	for i, v := range victims {
@@ -1200,7 +1277,7 @@ func (p *preemptor) charge(s *Queue, c float64, victims []*Container, total reso
 			break
 		}
 		cv := p.cfg.Measure(v.req, total)
-		p.shift(o, -cv)
+		p.shift(o, v.req, false)
 		p.excess[o.index] -= cv
 		p.budget[o.index] -= cv
 		charged++
@@ -1215,7 +1292,7 @@ func (p *preemptor) charge(s *Queue, c float64, victims []*Container, total reso
 		}
 	}
 	if !ok {
-		p.shift(s, -c)
+		p.shift(s, req, false)
 		p.unwind(victims[:charged], total)
 	}
 	return ok
@@ -1237,22 +1314,19 @@ func meet(a, b *Queue) (*Queue, *Queue) {
 }
 
 // before reports whether the policy offers a node to sibling a before
-// sibling b at their usage this round: Capacity's most under-served first
-// (usage over absolute capacity); Fair's FairSharePolicy order (below the
-// minimum share first, by usage over it; then usage over weight).
+// sibling b at what they hold as the round has moved it so far (usedV):
+// Capacity's most under-served first (CapacityBefore); Fair's
+// FairSharePolicy order (FairBefore). Each share is measured afresh from
+// the integer usage, and two queues within orderTolerance of each other are
+// level: neither comes before the other, so a move that leaves them
+// exactly level (queue a holding 50 of 100 units, b 50, both guaranteed
+// half) is one the scheduler keeps, whatever rounding says.
 func (p *preemptor) before(a, b *Queue) bool {
-	ua, ub := p.used[a.index], p.used[b.index]
+	ua, ub := p.cfg.Measure(p.usedV[a.index], p.total), p.cfg.Measure(p.usedV[b.index], p.total)
 	if !p.cfg.ByWeight {
-		return ua/a.abs < ub/b.abs
+		return capacityLess(a, ua, b, ub, orderTolerance)
 	}
-	na, nb := ua < a.abs, ub < b.abs
-	switch {
-	case na && nb:
-		return ua/a.abs < ub/b.abs
-	case na != nb:
-		return na
-	}
-	return ua/a.spec.Weight < ub/b.spec.Weight
+	return fairLess(a, ua, b, ub, orderTolerance)
 }
 
 // unwind gives back what charge took for victims.
@@ -1260,7 +1334,7 @@ func (p *preemptor) unwind(victims []*Container, total resource.Vector) {
 	for _, v := range victims {
 		o := v.job.queue
 		cv := p.cfg.Measure(v.req, total)
-		p.shift(o, cv)
+		p.shift(o, v.req, true)
 		p.excess[o.index] += cv
 		p.budget[o.index] += cv
 	}
@@ -1274,7 +1348,8 @@ func (p *preemptor) act(now clock.Time) {
 		for _, v := range g.victims {
 			m, ok := p.marks[v]
 			if !ok || m.id != v.id || m.forq != g.ask.job.queue {
-				m = mark{id: v.id, at: now, forq: g.ask.job.queue}
+				p.markSeq++
+				m = mark{id: v.id, at: now, forq: g.ask.job.queue, seq: p.markSeq}
 				p.stats.Marked++
 			}
 			m.round = p.stats.Rounds
@@ -1282,6 +1357,10 @@ func (p *preemptor) act(now clock.Time) {
 			due = due && now.Sub(m.at) >= p.cfg.Delay
 		}
 		if !due {
+			continue
+		}
+		if p.cfg.Observe {
+			p.observe(g)
 			continue
 		}
 		for _, v := range g.victims {
@@ -1292,6 +1371,34 @@ func (p *preemptor) act(now clock.Time) {
 			p.driver.Preempt(v, g.ask.job.queue)
 		}
 		p.earmark(g.ask, g.node, now)
+	}
+}
+
+// observe counts and reports group g, due to be killed, in observe mode:
+// each victim once while its mark lives, so that a state that does not
+// change is not counted again every round. Nothing is killed and no room
+// held, so the next round finds the same starved leaf and picks the same
+// victims again, as YARN's observe_only logs them round after round.
+func (p *preemptor) observe(g group) {
+	o, _ := p.driver.(PreemptObserver)
+	forq := g.ask.job.queue
+	for _, v := range g.victims {
+		m := p.marks[v]
+		if m.observed {
+			continue
+		}
+		m.observed = true
+		p.marks[v] = m
+		p.stats.Observed++
+		for q := v.job.queue; q.parent != nil; q = q.parent {
+			p.wouldFrom[q.index]++
+		}
+		for q := forq; q.parent != nil; q = q.parent {
+			p.wouldFor[q.index]++
+		}
+		if o != nil {
+			o.WouldPreempt(v, forq)
+		}
 	}
 }
 

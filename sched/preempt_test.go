@@ -349,8 +349,10 @@ func TestPreemptionOrder(t *testing.T) {
 		{true, 0.6, 0.25, false}, // neither: 0.6 over 1 against 0.25 over 3
 		{true, 0.3, 0.1, false},  // both below: 0.6 of its share against 0.5
 	} {
-		p := &preemptor{cfg: Preemption{ByWeight: tt.byWeight}, used: make([]float64, 2)}
-		p.used[a.index], p.used[b.index] = tt.ua, tt.ub
+		total := resource.New(1000, 1000*1024)
+		p := &preemptor{cfg: Preemption{ByWeight: tt.byWeight, Measure: DominantMeasure}, usedV: make([]resource.Vector, 2), total: total}
+		at := func(u float64) resource.Vector { return resource.New(int64(u*1000+0.5), int64(u*1000+0.5)*1024) }
+		p.usedV[a.index], p.usedV[b.index] = at(tt.ua), at(tt.ub)
 		if got := p.before(a, b); got != tt.aFirst {
 			t.Errorf("%+v: a first %v", tt, got)
 		}

@@ -14,19 +14,28 @@ import (
 //
 // Capacity and MaxCapacity are shares of the queue's parent, as in YARN's
 // Capacity scheduler (yarn.scheduler.capacity.<path>.capacity and
-// maximum-capacity, there in percent): Capacity is the guarantee, in (0, 1],
+// maximum-capacity, there in percent): Capacity is the guarantee, in [0, 1],
 // and MaxCapacity what the queue may grow to, in [Capacity, 1]. A child of
 // the root has them as shares of the cluster. The capacities of a parent's
-// children sum to at most 1.
+// children sum to at most 1. A queue of capacity 0 is guaranteed nothing:
+// it runs on what the queues with a guarantee leave (see order.go) and is
+// the first preemption takes from.
 //
 // Weight orders the queue among its siblings under Fair and DRF (YARN
 // Fair's queue weight); 0 means Capacity, so that a tree without weights is
 // shared under Fair as it is guaranteed under Capacity.
+//
+// DisablePreemption spares the queue and every queue below it from
+// preemption: nothing is taken from them, and what they hold is theirs in
+// the ideal division (YARN Capacity's
+// yarn.scheduler.capacity.<path>.disable_preemption, which children
+// inherit; Fair's allowPreemptionFrom false).
 type QueueSpec struct {
-	Name        string
-	Capacity    float64
-	MaxCapacity float64
-	Weight      float64
+	Name              string
+	Capacity          float64
+	MaxCapacity       float64
+	Weight            float64
+	DisablePreemption bool
 }
 
 // RootQueue is the name of the tree's root. It is implicit: a QueueSpec
@@ -49,6 +58,8 @@ type Queue struct {
 	// abs and absMax are Capacity and MaxCapacity as shares of the
 	// cluster: products down the path from the root.
 	abs, absMax float64
+	// noPreempt is DisablePreemption, the queue's or an ancestor's.
+	noPreempt bool
 
 	usage   resource.Vector
 	amUsage resource.Vector // leaves only
@@ -77,6 +88,10 @@ func (q *Queue) Capacity() float64 { return q.spec.Capacity }
 
 // MaxCapacity returns the share of its parent the queue may grow to.
 func (q *Queue) MaxCapacity() float64 { return q.spec.MaxCapacity }
+
+// PreemptionDisabled reports whether preemption spares the queue: its own
+// disable_preemption or an ancestor's.
+func (q *Queue) PreemptionDisabled() bool { return q.noPreempt }
 
 // Weight returns the queue's weight among its siblings for Fair and DRF.
 func (q *Queue) Weight() float64 { return q.spec.Weight }
@@ -174,8 +189,10 @@ func newQueueTree(specs []QueueSpec) (*queueTree, error) {
 			return nil, fmt.Errorf("queues[%d].name: %q has an empty path element", i, s.Name)
 		case t.byName[s.Name] != nil:
 			return nil, fmt.Errorf("queues[%d].name: queue %q defined twice", i, s.Name)
-		case !(s.Capacity > 0 && s.Capacity <= 1):
-			return nil, fmt.Errorf("queues[%d].capacity: %v not in (0, 1]", i, s.Capacity)
+		case !(s.Capacity >= 0 && s.Capacity <= 1):
+			return nil, fmt.Errorf("queues[%d].capacity: %v not in [0, 1]", i, s.Capacity)
+		case !(s.MaxCapacity > 0):
+			return nil, fmt.Errorf("queues[%d].max_capacity: %v must be > 0 (a queue that may hold nothing can run nothing)", i, s.MaxCapacity)
 		case !(s.MaxCapacity >= s.Capacity && s.MaxCapacity <= 1):
 			return nil, fmt.Errorf("queues[%d].max_capacity: %v not in [capacity, 1] = [%v, 1]", i, s.MaxCapacity, s.Capacity)
 		case s.Weight < 0 || s.Weight != s.Weight:
@@ -208,6 +225,7 @@ func newQueueTree(specs []QueueSpec) (*queueTree, error) {
 			q.depth = p.depth + 1
 			q.abs = p.abs * q.spec.Capacity
 			q.absMax = p.absMax * q.spec.MaxCapacity
+			q.noPreempt = p.noPreempt || q.spec.DisablePreemption
 			sum += q.spec.Capacity
 			if err := walk(q); err != nil {
 				return err

@@ -55,7 +55,8 @@ func TestQueueTree(t *testing.T) {
 		{[]QueueSpec{{Name: "a", Capacity: 0.6, MaxCapacity: 1}, {Name: "b", Capacity: 0.6, MaxCapacity: 1}}, "root's children sum to 1.2"},
 		{[]QueueSpec{{Name: "a", Capacity: 1, MaxCapacity: 1}, {Name: "a.x", Capacity: 0.7, MaxCapacity: 1}, {Name: "a.y", Capacity: 0.4, MaxCapacity: 1}}, "root.a's children sum to 1.1"},
 		{[]QueueSpec{{Name: "a", Capacity: 0.5, MaxCapacity: 0.4}}, "queues[0].max_capacity"},
-		{[]QueueSpec{{Name: "a", Capacity: 0, MaxCapacity: 1}}, "queues[0].capacity"},
+		{[]QueueSpec{{Name: "a", Capacity: -0.1, MaxCapacity: 1}}, "queues[0].capacity"},
+		{[]QueueSpec{{Name: "a", Capacity: 0, MaxCapacity: 0}}, "queues[0].max_capacity: 0 must be > 0"},
 		{[]QueueSpec{{Name: "a", Capacity: 1, MaxCapacity: 1, Weight: -1}}, "queues[0].weight"},
 		{[]QueueSpec{{Name: "root", Capacity: 1, MaxCapacity: 1}}, "queues[0].name"},
 		{[]QueueSpec{{Name: "a..b", Capacity: 1, MaxCapacity: 1}}, "empty path element"},
@@ -107,6 +108,70 @@ func TestDivide(t *testing.T) {
 			}
 			got := make([]float64, len(tt.specs))
 			Divide(tr.root, DivideInput{Demand: tt.demand, ByWeight: tt.byWeight}, got)
+			for i := range got {
+				if math.Abs(got[i]-tt.want[i]) > 1e-9 {
+					t.Fatalf("ideal %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// The division as YARN's Capacity monitor makes it by default: a leaf is
+// given at most the larger of its guarantee and what it holds, unless
+// balancing; a queue spared from preemption keeps what it holds; queues
+// guaranteed nothing share what the others leave. Shares of a cluster of
+// 100 units, from Hadoop's cases where they come from one.
+func TestDivideCapped(t *testing.T) {
+	four := []QueueSpec{{Name: "a", Capacity: 0.3, MaxCapacity: 1}, {Name: "b", Capacity: 0.3, MaxCapacity: 1},
+		{Name: "c", Capacity: 0.3, MaxCapacity: 1}, {Name: "d", Capacity: 0.1, MaxCapacity: 1}}
+	tests := []struct {
+		name          string
+		specs         []QueueSpec
+		demand, used  []float64
+		balance, fair bool
+		want          []float64
+	}{
+		{"PreemptToBalance, YARN's default: a back to its guarantee, b and c share the rest", four,
+			[]float64{0.4, 0.7, 0.8, 0}, []float64{0.1, 0.4, 0.5, 0}, false, false, []float64{0.3, 0.35, 0.35, 0}},
+		{"PreemptToBalance with balancing: all level", four,
+			[]float64{0.4, 0.7, 0.8, 0}, []float64{0.1, 0.4, 0.5, 0}, true, false, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3, 0}},
+		{"testOverCapacityImbalance: both over, each keeps what it holds",
+			[]QueueSpec{{Name: "a", Capacity: 0.4, MaxCapacity: 1}, {Name: "b", Capacity: 0.4, MaxCapacity: 1}, {Name: "c", Capacity: 0.2, MaxCapacity: 1}},
+			[]float64{0.65, 0.55, 0}, []float64{0.55, 0.45, 0}, false, false, []float64{0.55, 0.45, 0}},
+		{"testProportionalPreemption: A above its guarantee gives back 10",
+			[]QueueSpec{{Name: "a", Capacity: 0.1, MaxCapacity: 1}, {Name: "b", Capacity: 0.4, MaxCapacity: 1},
+				{Name: "c", Capacity: 0.2, MaxCapacity: 1}, {Name: "d", Capacity: 0.3, MaxCapacity: 1}},
+			[]float64{0.5, 0.65, 0.3, 0}, []float64{0.3, 0.6, 0.1, 0}, false, false, []float64{0.2, 0.6, 0.2, 0}},
+		{"testPerQueueDisablePreemption: b keeps its 54, c gives a its 10",
+			[]QueueSpec{{Name: "a", Capacity: 0.55, MaxCapacity: 1}, {Name: "b", Capacity: 0.25, MaxCapacity: 1, DisablePreemption: true},
+				{Name: "c", Capacity: 0.2, MaxCapacity: 1}},
+			[]float64{0.1, 0.54, 0.46}, []float64{0, 0.54, 0.46}, false, false, []float64{0.1, 0.54, 0.36}},
+		{"a parent spared: its leaves keep what they hold",
+			[]QueueSpec{{Name: "p", Capacity: 0.5, MaxCapacity: 1, DisablePreemption: true}, {Name: "p.x", Capacity: 1, MaxCapacity: 1},
+				{Name: "q", Capacity: 0.5, MaxCapacity: 1}},
+			[]float64{0.8, 0.8, 0.5}, []float64{0.8, 0.8, 0.2}, false, false, []float64{0.8, 0.8, 0.2}},
+		{"guaranteed nothing: a zero queue gets what the guaranteed one does not ask for",
+			[]QueueSpec{{Name: "g", Capacity: 1, MaxCapacity: 1}, {Name: "z1", Capacity: 0, MaxCapacity: 1}, {Name: "z2", Capacity: 0, MaxCapacity: 1}},
+			[]float64{0.4, 1, 0.1}, []float64{0.4, 0.5, 0.1}, true, false, []float64{0.4, 0.5, 0.1}},
+		{"guaranteed nothing: zero queues share equally what is left",
+			[]QueueSpec{{Name: "g", Capacity: 1, MaxCapacity: 1}, {Name: "z1", Capacity: 0, MaxCapacity: 1}, {Name: "z2", Capacity: 0, MaxCapacity: 1}},
+			[]float64{0.4, 1, 1}, []float64{0.4, 0.6, 0}, true, false, []float64{0.4, 0.3, 0.3}},
+		{"guaranteed nothing: the guaranteed queue first",
+			[]QueueSpec{{Name: "g", Capacity: 1, MaxCapacity: 1}, {Name: "z", Capacity: 0, MaxCapacity: 1}},
+			[]float64{1, 1}, []float64{0, 1}, false, false, []float64{1, 0}},
+		{"Fair: no cap, fair shares",
+			[]QueueSpec{{Name: "a", Capacity: 0.4, MaxCapacity: 1}, {Name: "b", Capacity: 0.4, MaxCapacity: 1}, {Name: "c", Capacity: 0.2, MaxCapacity: 1}},
+			[]float64{0.65, 0.55, 0}, []float64{0.55, 0.45, 0}, false, true, []float64{0.5, 0.5, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr, err := newQueueTree(tt.specs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]float64, len(tt.specs))
+			Divide(tr.root, DivideInput{Demand: tt.demand, Used: tt.used, Balance: tt.balance, ByWeight: tt.fair}, got)
 			for i := range got {
 				if math.Abs(got[i]-tt.want[i]) > 1e-9 {
 					t.Fatalf("ideal %v, want %v", got, tt.want)

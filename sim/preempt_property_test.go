@@ -125,6 +125,9 @@ func TestPreemptionPropertiesMixed(t *testing.T) {
 		spec := fmt.Sprintf("%s:preemption=on,preempt_interval=%v,preempt_delay=%v,preempt_per_round=%.2f,preempt_natural=%.2f,preempt_deadzone=%.2f,preempt_min_utilization=%.1f",
 			pol, clock.Duration(1+r.IntN(4))*clock.Second, clock.Duration(r.IntN(9000))*clock.Millisecond,
 			0.05+0.95*r.Float64(), 0.1+0.9*r.Float64(), 0.2*r.Float64(), 0.5*r.Float64())
+		if pol == "capacity" && r.IntN(2) == 0 {
+			spec += ",preempt_balance=on"
+		}
 		runProperty(t, &stats, seed, w, spec, -1)
 		if t.Failed() {
 			t.Logf("workload %d under %s:\n%s", seed, spec, dump(w))
@@ -318,6 +321,9 @@ func randomTenancy(r *rand.Rand, mixed bool) *workload.Workload {
 			q.MaxCapacity = math.Min(1, c+0.3)
 		}
 		w.Queues = append(w.Queues, q)
+		if mixed && r.IntN(5) == 0 {
+			q.DisablePreemption = true // and so its children
+		}
 		if r.IntN(2) == 0 {
 			kids := 2
 			for k, cc := range split(kids) {
@@ -328,6 +334,11 @@ func randomTenancy(r *rand.Rand, mixed bool) *workload.Workload {
 		} else {
 			leaves = append(leaves, name)
 		}
+	}
+	if mixed && r.IntN(3) == 0 {
+		// A queue guaranteed nothing, running on what the others leave.
+		w.Queues = append(w.Queues, workload.Queue{Name: "spare", MaxCapacity: 1})
+		leaves = append(leaves, "spare")
 	}
 	// Each leaf may always start one ApplicationMaster whatever its AM
 	// limit, so on a cluster of few containers per leaf the AMs alone can
@@ -496,6 +507,9 @@ func (w *watch) ContainerChanged(c *sched.Container, from sched.ContainerState) 
 		if c.IsAM() {
 			w.fail("%v, an ApplicationMaster, was preempted", c)
 		}
+		if q.PreemptionDisabled() {
+			w.fail("%v was preempted from %s, a queue with preemption disabled", c, q.Name())
+		}
 		forq := w.v.PreemptedFor(c)
 		if forq == nil || !c.Preempted() {
 			w.fail("%v ended PREEMPTED without preemption taking it", c)
@@ -596,7 +610,11 @@ func (w *watch) starvation() {
 		usedV[i] = q.Usage()
 		w.demand[i] = pc.Measure(usedV[i].Add(demV[i]), total)
 	}
-	sched.Divide(v.RootQueue(), sched.DivideInput{Demand: w.demand, ByWeight: pc.ByWeight}, w.ideal)
+	used := make([]float64, len(qs))
+	for i := range qs {
+		used[i] = pc.Measure(usedV[i], total)
+	}
+	sched.Divide(v.RootQueue(), sched.DivideInput{Demand: w.demand, ByWeight: pc.ByWeight, Used: used, Balance: pc.Balance}, w.ideal)
 	unit := pc.Measure(resource.New(1, 1024), total)
 	tol := unit / 100
 	// A new division (demand arrived or went anywhere) is a new plan: the
@@ -606,10 +624,6 @@ func (w *watch) starvation() {
 		replanned = replanned || math.Abs(w.ideal[i]-w.prevIdeal[i]) > tol
 	}
 	copy(w.prevIdeal, w.ideal)
-	used := make([]float64, len(qs))
-	for i := range qs {
-		used[i] = pc.Measure(usedV[i], total)
-	}
 	// The policy's order of two siblings (capacity: usage over guarantee;
 	// fair and drf: below the minimum share first, then usage over
 	// weight), as the policy's tree walk applies it.

@@ -330,7 +330,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 
 	queues := make([]sched.QueueSpec, len(w.Queues))
 	for i, q := range w.Queues {
-		queues[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight}
+		queues[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight, DisablePreemption: q.DisablePreemption}
 	}
 	core, err := sched.NewCore(sched.Config{
 		Nodes: caps, Queues: queues, Driver: (*driver)(s),

@@ -180,7 +180,7 @@ var (
 	tolMapping     = mapping{[]string{"key", "operator", "value", "effect"}, nil}
 	vectorMapping  = mapping{[]string{"vcores", "memory_mb", "gpus", "disk_mb"}, nil}
 	loadMapping    = mapping{[]string{"points", "period"}, []string{"points"}}
-	queueMapping   = mapping{[]string{"name", "capacity", "max_capacity", "weight"}, []string{"name", "capacity"}}
+	queueMapping   = mapping{[]string{"name", "capacity", "max_capacity", "weight", "disable_preemption"}, []string{"name", "capacity"}}
 	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "am", "deadline", "estimate", "node_selector", "tolerations", "recorded", "phases"}, []string{"id", "phases"}}
 	phaseMapping   = mapping{[]string{"name", "tasks", "request", "duration", "start_after", "started", "unfinished"}, []string{"tasks", "request", "duration"}}
 )
@@ -651,6 +651,8 @@ func (d *decoder) queue() Queue {
 			q.MaxCapacity = d.float()
 		case "weight":
 			q.Weight = d.float()
+		case "disable_preemption":
+			q.DisablePreemption = d.boolean()
 		}
 	})
 	return q

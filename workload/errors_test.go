@@ -170,7 +170,7 @@ w.yaml:8: jobs[0].phases[2].duration: must be one duration or a list of 1 (one p
 		{"queues", "w.yaml", "version: 1\n" + okCluster + `queues:
   - {name: a, capacity: 0.7}
   - {name: b, capacity: 0.6, max_capacity: 0.5}
-  - {name: a, capacity: 0}
+  - {name: a, capacity: -0.1}
   - {name: "", capacity: 1.5}
 jobs:
   - {id: x, queue: c, phases: [` + okPhase + `]}
@@ -179,12 +179,24 @@ jobs:
 `, `w.yaml:3: queues: capacities sum to 1.3, more than 1
 w.yaml:5: queues[1].max_capacity: must be in [capacity, 1] = [0.6, 1]
 w.yaml:6: queues[2].name: duplicate name "a" (same as queues[0])
-w.yaml:6: queues[2].capacity: must be in (0, 1]
+w.yaml:6: queues[2].capacity: must be in [0, 1]
 w.yaml:7: queues[3].name: must not be empty
-w.yaml:7: queues[3].capacity: must be in (0, 1]
+w.yaml:7: queues[3].capacity: must be in [0, 1]
 w.yaml:9: jobs[0].queue: unknown queue "c"
 w.yaml:10: jobs[1].queue: unknown queue "default"
 w.yaml:11: jobs[2].id: duplicate id "x" (same as jobs[0])`},
+		{"a queue guaranteed nothing may hold something, not nothing", "w.yaml", "version: 1\n" + okCluster + `queues:
+  - {name: a, capacity: 1}
+  - {name: b, capacity: 0, max_capacity: 0}
+  - {name: c, capacity: 0, disable_preemption: true}
+jobs:
+  - {id: x, queue: a, phases: [` + okPhase + `]}
+`, `w.yaml:5: queues[1].max_capacity: must be > 0: a queue that may hold nothing can run nothing`},
+		{"disable_preemption is a boolean", "w.yaml", "version: 1\n" + okCluster + `queues:
+  - {name: a, capacity: 1, disable_preemption: yes}
+jobs:
+  - {id: x, queue: a, phases: [` + okPhase + `]}
+`, `w.yaml:4: queues[0].disable_preemption: must be true or false, got a string`},
 		{"queue tree", "w.yaml", "version: 1\n" + okCluster + `queues:
   - {name: prod, capacity: 0.6}
   - {name: root.prod.etl, capacity: 0.7}

@@ -318,10 +318,12 @@ func (c *checker) queues(qs []Queue) map[string]bool {
 			names[path] = i
 			c.utf8("name", q.Name)
 		}
-		if !(q.Capacity > 0 && q.Capacity <= 1) {
-			c.add("capacity", "must be in (0, 1]")
+		if !(q.Capacity >= 0 && q.Capacity <= 1) {
+			c.add("capacity", "must be in [0, 1]")
 		} else if !(q.MaxCapacity >= q.Capacity && q.MaxCapacity <= 1) {
 			c.add("max_capacity", "must be in [capacity, 1] = [%g, 1]", q.Capacity)
+		} else if !(q.MaxCapacity > 0) {
+			c.add("max_capacity", "must be > 0: a queue that may hold nothing can run nothing")
 		}
 		if !(q.Weight >= 0) {
 			c.add("weight", "must be >= 0")

@@ -181,14 +181,18 @@ type LoadPoint struct {
 //
 // Capacity is the guaranteed share of the parent (of the cluster, for a
 // child of the root), MaxCapacity the share of the parent it may grow to;
-// both in (0, 1], MaxCapacity at least Capacity, and the capacities of a
-// parent's children sum to at most 1. Weight orders the queue among its
-// siblings under Fair and DRF; 0 (unset) means Capacity.
+// Capacity in [0, 1] (0: guaranteed nothing, as YARN allows), MaxCapacity
+// in (0, 1] and at least Capacity, and the capacities of a parent's
+// children sum to at most 1. Weight orders the queue among its siblings
+// under Fair and DRF; 0 (unset) means Capacity. DisablePreemption spares the
+// queue and the queues below it from preemption (YARN's
+// disable_preemption).
 type Queue struct {
-	Name        string
-	Capacity    float64
-	MaxCapacity float64
-	Weight      float64
+	Name              string
+	Capacity          float64
+	MaxCapacity       float64
+	Weight            float64
+	DisablePreemption bool
 }
 
 // Job is one application: an ApplicationMaster plus ordered phases of tasks.

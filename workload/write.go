@@ -313,6 +313,10 @@ func (e *encoder) queue(q Queue) {
 		e.key(&first, ", ", "weight")
 		e.float(q.Weight)
 	}
+	if q.DisablePreemption {
+		e.key(&first, ", ", "disable_preemption")
+		e.s("true")
+	}
 	e.s("}")
 }
 

@@ -28,7 +28,8 @@ func richWorkload() *Workload {
 	w.Cluster.ExternalLoad.Points[1].Frac = 1.0 / 3
 	w.Queues = []Queue{
 		{Name: "a \"quoted\" queue\n", Capacity: 0.1, MaxCapacity: 0.3},
-		{Name: "default", Capacity: 0.2, MaxCapacity: 1},
+		{Name: "default", Capacity: 0.2, MaxCapacity: 1, DisablePreemption: true},
+		{Name: "spare", Capacity: 0, MaxCapacity: 0.5},
 		{Name: "ünïcødé \u2028 \U0001F600 \x01\x7f\u0085\ufeff", Capacity: 0.7, MaxCapacity: 0.7},
 		{Name: "root.a \"quoted\" queue\n.leaf", Capacity: 1, MaxCapacity: 1, Weight: 2.5},
 	}

@@ -106,6 +106,14 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 		}
 		row("preempted containers", pre(func(r *sched.PreemptionSummary) string { return strconv.Itoa(r.Containers) }))
 		row("  work lost (container-s)", pre(func(r *sched.PreemptionSummary) string { return fmt.Sprintf("%.1f", r.WorkLostS) }))
+		if anyObserved(ss) {
+			row("would preempt (observe)", pre(func(r *sched.PreemptionSummary) string {
+				if r.Mode != "observe" {
+					return "-"
+				}
+				return strconv.Itoa(r.WouldPreempt)
+			}))
+		}
 	}
 	if anyDRESS(ss) {
 		// The release estimator's error, the issue a reader of DRESS's
@@ -172,6 +180,16 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 func anyPreemption(ss []*metrics.Summary) bool {
 	for _, s := range ss {
 		if _, ok := s.Reports[sched.PreemptionSection].(*sched.PreemptionSummary); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// anyObserved reports whether a run had preemption in observe mode.
+func anyObserved(ss []*metrics.Summary) bool {
+	for _, s := range ss {
+		if r, ok := s.Reports[sched.PreemptionSection].(*sched.PreemptionSummary); ok && r.Mode == "observe" {
 			return true
 		}
 	}

@@ -27,6 +27,10 @@ var (
 	descPreempted = prometheus.NewDesc("spindle_queue_preemptions_total",
 		"Pods preemption took from the queue (direction=from) or for it (direction=for) and evicted, since the scheduler started; a parent counts its leaves'.",
 		[]string{"queue", "direction"}, nil)
+	descObserved = prometheus.NewDesc("spindle_queue_preemptions_observed_total",
+		"Pods preemption in observe mode (preemption=observe) would have taken from the queue (direction=from) or for it (direction=for), "+
+			"and did not, since the scheduler started; a parent counts its leaves'.",
+		[]string{"queue", "direction"}, nil)
 	descJobs = prometheus.NewDesc("spindle_jobs",
 		"Jobs the scheduler tracks, by core job state.", []string{"state"}, nil)
 	descNodes = prometheus.NewDesc("spindle_nodes",
@@ -49,7 +53,7 @@ type snapshotCollector struct{ r *Recorder }
 
 func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPending, descRunning, descAMs, descQueueCPU, descQueueMem,
-		descQueueShare, descQueueWeight, descPreempted, descJobs, descNodes, descUtil, descPolicy, descPublished,
+		descQueueShare, descQueueWeight, descPreempted, descObserved, descJobs, descNodes, descUtil, descPolicy, descPublished,
 		descLeader, descSynced} {
 		ch <- d
 	}
@@ -85,6 +89,8 @@ func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 		g(descQueueWeight, q.Weight, q.Name)
 		ch <- prometheus.MustNewConstMetric(descPreempted, prometheus.CounterValue, float64(q.PreemptedFrom), q.Name, "from")
 		ch <- prometheus.MustNewConstMetric(descPreempted, prometheus.CounterValue, float64(q.PreemptedFor), q.Name, "for")
+		ch <- prometheus.MustNewConstMetric(descObserved, prometheus.CounterValue, float64(q.WouldPreemptFrom), q.Name, "from")
+		ch <- prometheus.MustNewConstMetric(descObserved, prometheus.CounterValue, float64(q.WouldPreemptFor), q.Name, "for")
 	}
 	jobs := map[string]int{}
 	for _, j := range s.Jobs {

@@ -161,6 +161,14 @@ type QueueStatus struct {
 	// the queue and for it (ended PREEMPTED), since the scheduler started.
 	PreemptedFrom int `json:"preempted_from"`
 	PreemptedFor  int `json:"preempted_for"`
+	// WouldPreemptFrom and WouldPreemptFor count the pods preemption in
+	// observe mode (preemption=observe) would have taken: it evicts
+	// nothing.
+	WouldPreemptFrom int `json:"would_preempt_from,omitempty"`
+	WouldPreemptFor  int `json:"would_preempt_for,omitempty"`
+	// PreemptionDisabled: nothing is taken from the queue
+	// (disable_preemption, its own or a parent's).
+	PreemptionDisabled bool `json:"preemption_disabled,omitempty"`
 }
 
 // NodeStatus is one node: what it offers, what others hold on it, what

@@ -19,10 +19,11 @@ import (
 // first out. With flat queues (children of the root) this is the walk the
 // policy always made.
 
-// usedCapacity is YARN's used capacity: the queue's dominant share of the
-// cluster over its absolute capacity.
-func (p *Policy) usedCapacity(cq *queue) float64 {
-	return cq.q.Usage().DominantShare(p.v.Cluster().Capacity()) / cq.q.AbsCapacity()
+// share is the queue's dominant share of the cluster; over its absolute
+// capacity it is YARN's used capacity, compared by sched.CapacityBefore
+// (which also places queues without a guarantee).
+func (p *Policy) share(cq *queue) float64 {
+	return cq.q.Usage().DominantShare(p.v.Cluster().Capacity())
 }
 
 // wants reports whether a job in cq's subtree asks for a container.
@@ -49,7 +50,10 @@ func (p *Policy) pickUnder(parent *queue, n *cluster.Node, ceiling resource.Vect
 		}
 	}
 	if len(parent.order) > 1 {
-		sort.SliceStable(parent.order, func(a, b int) bool { return p.usedCapacity(parent.order[a]) < p.usedCapacity(parent.order[b]) })
+		sort.SliceStable(parent.order, func(a, b int) bool {
+			qa, qb := parent.order[a], parent.order[b]
+			return sched.CapacityBefore(qa.q, p.share(qa), qb.q, p.share(qb))
+		})
 	}
 	free := n.Free()
 	for _, cq := range parent.order {

@@ -49,15 +49,7 @@ func (p *Policy) pickUnder(parent *queue, n *cluster.Node, fairFrac float64) *sc
 	}
 	sort.SliceStable(parent.order, func(a, b int) bool {
 		qa, qb := parent.order[a], parent.order[b]
-		ua, ub := p.share(qa.q.Usage()), p.share(qb.q.Usage())
-		na, nb := ua < qa.q.AbsCapacity(), ub < qb.q.AbsCapacity()
-		switch {
-		case na && nb:
-			return ua/qa.q.AbsCapacity() < ub/qb.q.AbsCapacity()
-		case na != nb:
-			return na
-		}
-		return ua/qa.weight < ub/qb.weight
+		return sched.FairBefore(qa.q, p.share(qa.q.Usage()), qb.q, p.share(qb.q.Usage()))
 	})
 	for _, fq := range parent.order {
 		frac := fairFrac * fq.weight / active

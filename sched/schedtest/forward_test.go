@@ -11,8 +11,8 @@ import (
 
 // driverSide are the core's interfaces that a policy does not implement:
 // the driver's, the admission controller's own, and the driver's optional
-// Revisiter, Preempter and AMWatcher.
-var driverSide = map[string]bool{"Driver": true, "Admission": true, "Revisiter": true, "Preempter": true, "AMWatcher": true}
+// Revisiter, Preempter, PreemptObserver and AMWatcher.
+var driverSide = map[string]bool{"Driver": true, "Admission": true, "Revisiter": true, "Preempter": true, "PreemptObserver": true, "AMWatcher": true}
 
 // TestForwardForwardsEverything reads every interface the core declares and
 // checks that Forward has each of its methods, so a new optional interface
