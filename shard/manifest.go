@@ -221,7 +221,7 @@ func sameRun(ref, p Part) error {
 	case !reflect.DeepEqual(a.Cells, b.Cells):
 		return foreign("run directories", fmt.Sprint(b.Cells), fmt.Sprint(a.Cells))
 	case !reflect.DeepEqual(a.Options, b.Options):
-		return foreign("options", strings.Join(b.Options, " "), strings.Join(a.Options, " "))
+		return foreign("option list", strings.Join(b.Options, " "), strings.Join(a.Options, " "))
 	case ref.spec.Count != p.spec.Count:
 		return foreign("shard count", fmt.Sprint(p.spec.Count), fmt.Sprint(ref.spec.Count))
 	}
