@@ -1,13 +1,19 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	aaexp "github.com/spindle-sched/spindle/experiments/autoadmin"
+	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/shard"
 	"github.com/spindle-sched/spindle/trace"
 )
@@ -148,7 +154,115 @@ that failed before its end wrote no shard.json and is refused as missing.`,
 	return cmd
 }
 
-// mergeSweep joins the shards of a sweep.
+// sweepFile is the sweep's JSON in its -o directory; sweepCellsFile holds
+// a shard's cells.
+const (
+	sweepFile      = "sweep.json"
+	sweepCellsFile = "cells.json"
+)
+
+func writeSweepFile(dir string, res *aaexp.StaticSweepResult) error {
+	var buf bytes.Buffer
+	if err := writeSweepJSON(&buf, res); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	path := filepath.Join(dir, sweepFile)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// sweepOptions are what every shard of one sweep shares, for the manifest;
+// merge reads the settings back from them.
+func sweepOptions(spec aaexp.StaticSweepSpec, static string) []string {
+	with, _ := json.Marshal(spec.With)
+	return []string{"policy=" + spec.Policy, "static=" + static, "with=" + string(with),
+		"seeds=" + strconv.Itoa(len(spec.Seeds)), "seed=" + strconv.FormatUint(spec.Seeds[0], 10)}
+}
+
+// runSweepShard runs one shard of a sweep and writes its cells.
+func runSweepShard(cmd *cobra.Command, f *runFlags, spec aaexp.StaticSweepSpec, static string, s shard.Spec, out string) error {
+	id, err := f.workloadID()
+	if err != nil {
+		return err
+	}
+	keys := aaexp.SweepCellKeys(spec)
+	cells := make([]shard.Cell, len(keys))
+	for i, k := range keys {
+		cells[i] = shard.Cell{Key: k}
+	}
+	m := shard.NewManifest("sweep", version(), id, sweepOptions(spec, static), cells, s)
+	noteShard(cmd.ErrOrStderr(), s, m)
+	var got []aaexp.SweepCell
+	if len(m.Ran) > 0 {
+		w, name, err := f.load(cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		spec.Workload, spec.WorkloadName = w, name
+		if got, err = aaexp.RunSweepCells(spec, m.Ran); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := metrics.WriteJSON(&buf, append([]aaexp.SweepCell{}, got...)); err != nil {
+		return err
+	}
+	path := filepath.Join(out, sweepCellsFile)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return m.Write(out)
+}
+
+// mergeSweep joins the shards of a sweep into out/sweep.json.
 func mergeSweep(out string, parts []shard.Part) error {
-	return fmt.Errorf("merge: sweep shards are not supported yet")
+	m := parts[0].Manifest
+	opt := map[string]string{}
+	for _, o := range m.Options {
+		k, v, _ := strings.Cut(o, "=")
+		opt[k] = v
+	}
+	reserves, err := aaexp.ParseReserveRange(opt["static"])
+	if err != nil {
+		return fmt.Errorf("merge: shard %s: static %w", parts[0].Dir, err)
+	}
+	var with []string
+	if err := json.Unmarshal([]byte(opt["with"]), &with); err != nil {
+		return fmt.Errorf("merge: shard %s: with: %w", parts[0].Dir, err)
+	}
+	seeds, err := strconv.Atoi(opt["seeds"])
+	if err != nil {
+		return fmt.Errorf("merge: shard %s: seeds: %w", parts[0].Dir, err)
+	}
+	all := make([]aaexp.SweepCell, len(m.Cells))
+	for _, p := range parts {
+		path := filepath.Join(p.Dir, sweepCellsFile)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("merge: shard %s: %w", p.Manifest.Shard, err)
+		}
+		var cells []aaexp.SweepCell
+		if err := json.Unmarshal(b, &cells); err != nil {
+			return fmt.Errorf("merge: %s: %w", path, err)
+		}
+		if len(cells) != len(p.Manifest.Ran) {
+			return fmt.Errorf("merge: %s holds %d cells, shard %s ran %d", path, len(cells), p.Manifest.Shard, len(p.Manifest.Ran))
+		}
+		for i, k := range p.Manifest.Ran {
+			all[k] = cells[i]
+		}
+	}
+	res, err := aaexp.AggregateSweep(reserves, with, seeds, all)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	return writeSweepFile(out, res)
 }

@@ -193,3 +193,47 @@ func TestShardFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// A sharded sweep merged is the sweep.json one sweep -o writes, for N of
+// 1, 2, 5 and more than its 12 cells; the AutoAdmin controller's report
+// survives being written by a shard and read back.
+func TestSweepShardedMergedIsUnsharded(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"sweep", "-w", "../../examples/am-burst.yaml", "-p", "fair:max_am_share=-1", "--static", "0:20:5",
+		"--with", "autoadmin", "--seeds", "2"}
+	whole := filepath.Join(dir, "whole")
+	if _, stderr, code := run(t, append(args, "-o", whole)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, err := os.ReadFile(filepath.Join(whole, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(want, []byte(`"autoadmin": {`)) {
+		t.Fatalf("the sweep has no AutoAdmin report to carry:\n%s", want)
+	}
+	for _, n := range []int{1, 2, 5, 14} {
+		parts := shardRun(t, filepath.Join(dir, "n"+strconv.Itoa(n)), n, args...)
+		merged := filepath.Join(dir, "merged"+strconv.Itoa(n))
+		if _, stderr, code := run(t, append([]string{"merge", "-o", merged}, parts...)...); code != 0 {
+			t.Fatalf("N=%d: merge exit %d: %s", n, code, stderr)
+		}
+		got, err := os.ReadFile(filepath.Join(merged, "sweep.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("N=%d: merged sweep.json differs from the unsharded one", n)
+		}
+	}
+	// Another --static is another sweep.
+	other := filepath.Join(dir, "other")
+	if _, stderr, code := run(t, "sweep", "-w", "../../examples/am-burst.yaml", "-p", "fair:max_am_share=-1", "--static", "0:20:4",
+		"--with", "autoadmin", "--seeds", "2", "--shard", "1/2", "-o", other); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, stderr, code := run(t, "merge", "-o", filepath.Join(dir, "bad"), filepath.Join(dir, "n2", "p0"), other)
+	if code == 0 || !strings.Contains(stderr, "shard "+other+" (1/2) is from another run: its cell list") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
