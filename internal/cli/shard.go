@@ -14,8 +14,10 @@ import (
 
 	aaexp "github.com/spindle-sched/spindle/experiments/autoadmin"
 	"github.com/spindle-sched/spindle/metrics"
+	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/shard"
 	"github.com/spindle-sched/spindle/trace"
+	"github.com/spindle-sched/spindle/whatif"
 )
 
 // shardFlag is --shard I/N on the commands that run many independent
@@ -265,4 +267,69 @@ func mergeSweep(out string, parts []shard.Part) error {
 		return fmt.Errorf("merge: %w", err)
 	}
 	return writeSweepFile(out, res)
+}
+
+// runWhatifShard runs one shard of whatif: its cells are the policies, the
+// baseline first; the baseline's cell also writes the recorded run, which
+// is read off the baseline's simulation. merge joins the parts into the
+// directory 'whatif -o' writes (the reproduction check and the sentences
+// are printed by the run without --shard only).
+func runWhatifShard(cmd *cobra.Command, f *runFlags, ordered []string, specs []runner.Spec, parallel int, s shard.Spec) error {
+	names, err := dirNamesOf(ordered)
+	if err != nil {
+		return err
+	}
+	id, err := f.workloadID()
+	if err != nil {
+		return err
+	}
+	cells := make([]shard.Cell, len(ordered))
+	for i, p := range ordered {
+		cells[i] = shard.Cell{Key: "policy=" + p, Runs: []string{names[i]}}
+	}
+	cells[0].Runs = []string{"as-recorded", names[0]}
+	m := shard.NewManifest("whatif", version(), id, append(f.runOptions(), "baseline="+ordered[0]), cells, s)
+	noteShard(cmd.ErrOrStderr(), s, m)
+	if len(m.Ran) == 0 {
+		return m.Write(f.out)
+	}
+	w, name, err := f.load(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	if !whatif.Recorded(w) {
+		return usagef("%s holds no recorded run: record one with 'spindle kube record' (or 'spindle trace convert --from kube'), or compare policies with 'spindle compare'", name)
+	}
+	var mine []runner.Spec
+	for _, k := range m.Ran {
+		sp := specs[k]
+		sp.Workload, sp.WorkloadName, sp.TimelineStep = w, name, timelineStep
+		mine = append(mine, sp)
+	}
+	noteEstimates(cmd.ErrOrStderr(), mine, w)
+	pr := newProgress(cmd.ErrOrStderr(), f.quiet)
+	pr.runs = len(mine)
+	outs, err := runner.RunAll(mine, parallel, pr.runDone)
+	pr.done()
+	if err != nil {
+		return err
+	}
+	for i, k := range m.Ran {
+		o := outs[i]
+		if k == 0 {
+			rec, err := whatif.AsRecorded(w, &o.Result.Outcome)
+			if err != nil {
+				return err
+			}
+			recJobs := metrics.Jobs(w, rec)
+			sum := metrics.Summarize(w, rec, recJobs, metrics.Run{Policy: whatif.PolicyName, Admission: "as it ran", Estimates: "-", Workload: name})
+			if err := metrics.WriteRunDir(filepath.Join(f.out, "as-recorded"), sum, recJobs, rec.Timeline, w.Cluster.Capacity()); err != nil {
+				return err
+			}
+		}
+		if err := metrics.WriteRunDir(filepath.Join(f.out, names[k]), o.Summary, o.Jobs, o.Result.Timeline, w.Cluster.Capacity()); err != nil {
+			return err
+		}
+	}
+	return m.Write(f.out)
 }

@@ -237,3 +237,26 @@ func TestSweepShardedMergedIsUnsharded(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// A sharded whatif merged is the directory one whatif -o writes: the
+// recorded run comes with the baseline's shard.
+func TestWhatifShardedMergedIsUnsharded(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec.yaml")
+	if err := os.WriteFile(rec, []byte(recordedDoc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"whatif", "-q", "-w", rec, "-p", "fifo,fair,drf"}
+	whole := filepath.Join(dir, "whole")
+	if _, stderr, code := run(t, append(args, "-o", whole)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, n := range []int{1, 2, 3, 6} {
+		parts := shardRun(t, filepath.Join(dir, "n"+strconv.Itoa(n)), n, args...)
+		merged := filepath.Join(dir, "merged"+strconv.Itoa(n))
+		if _, stderr, code := run(t, append([]string{"merge", "-o", merged}, parts...)...); code != 0 {
+			t.Fatalf("N=%d: merge exit %d: %s", n, code, stderr)
+		}
+		sameTree(t, whole, merged)
+	}
+}
