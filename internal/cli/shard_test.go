@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
 )
 
 // wallLine is summary.json's host time, the one thing that differs between
@@ -258,5 +260,42 @@ func TestWhatifShardedMergedIsUnsharded(t *testing.T) {
 			t.Fatalf("N=%d: merge exit %d: %s", n, code, stderr)
 		}
 		sameTree(t, whole, merged)
+	}
+}
+
+func TestKubeSweepCommand(t *testing.T) {
+	base := []string{"kube", "sweep", "-w", "../../examples/mixed.yaml", "-p", "fifo,fair:max_am_share=-1,drf"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"kube", "sweep", "-p", "fifo", "--shards", "2", "--image", "i"}, "no workload"},
+		{append(base[:4:4], "--shards", "2", "--image", "i"), "no policy"},
+		{append(base, "--image", "i"), "--shards N is required"},
+		{append(base, "--shards", "2"), "no image"},
+		{append(base, "--shards", "0", "--image", "i"), "--shards must be at least 1"},
+		{append(base, "--shards", "2", "--image", "i", "-p", "nosuch"), "nosuch"},
+		{append(base, "--shards", "2", "--image", "i", "--namespace", "Bad"), "--namespace \"Bad\""},
+	} {
+		_, stderr, code := run(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	stdout, stderr, code := run(t, append(base, "--shards", "5", "--image", "reg/spindle:dev", "--storage", "shared")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "5 shards for 3 policies: 2 pods will have nothing to run") {
+		t.Errorf("no note of idle shards: %q", stderr)
+	}
+	objs := decodeManifests(t, []byte(stdout))
+	if len(objs) != 2 {
+		t.Fatalf("with --storage: %d objects, want the ConfigMap and the Job", len(objs))
+	}
+	job := objs[1].(*batchv1.Job)
+	args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
+	if want := "compare -q -w /workload/mixed.yaml -p fifo,fair:max_am_share=-1,drf -a none --seed 1 --shard $(JOB_COMPLETION_INDEX)/5 -o /results/spindle-sweep/shard-$(JOB_COMPLETION_INDEX)"; args != want {
+		t.Errorf("args\n got %s\nwant %s", args, want)
 	}
 }
