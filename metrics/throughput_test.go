@@ -87,3 +87,22 @@ func TestCompareRuns(t *testing.T) {
 		t.Errorf("loaded summary changed: %s %v", loaded.ThroughputRef, loaded.CompletedBy)
 	}
 }
+
+// A summary read back from JSON, given its jobs again, joins a comparison
+// as the run in memory does: completion times measured from the first
+// submission, unfinished jobs left out.
+func TestRestoreFinishes(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	jobs := []Job{{Submit: 5, Finish: f(25)}, {Submit: 10, Finish: f(15)}, {Submit: 7}}
+	loaded := &Summary{MakespanS: 20, JobsCompleted: 2}
+	loaded.RestoreFinishes(jobs)
+	if want := []float64{10, 20}; !reflect.DeepEqual(loaded.finishes, want) {
+		t.Fatalf("finishes %v, want %v", loaded.finishes, want)
+	}
+	other := &Summary{MakespanS: 40, JobsCompleted: 1, finishes: []float64{40}}
+	CompareRuns([]*Summary{loaded, other})
+	// 25 % of the slowest makespan (40 s) is 10 s: one job done by then.
+	if loaded.ThroughputRef != RefSlowestMakespan || loaded.CompletedBy[0] != (CompletedAt{0.25, 10, 1}) {
+		t.Errorf("restored: %s %v", loaded.ThroughputRef, loaded.CompletedBy)
+	}
+}

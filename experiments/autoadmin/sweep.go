@@ -134,20 +134,60 @@ func StaticAdmission(reserve float64) string {
 // StaticSweep runs the sweep. Runs go in parallel; the result does not
 // depend on how many.
 func StaticSweep(s StaticSweepSpec) (*StaticSweepResult, error) {
-	if len(s.Seeds) == 0 {
-		return nil, fmt.Errorf("sweep: no seeds")
+	specs, err := s.cellSpecs()
+	if err != nil {
+		return nil, err
 	}
+	all := make([]int, len(specs))
+	for i := range all {
+		all[i] = i
+	}
+	cells, err := RunSweepCells(s, all)
+	if err != nil {
+		return nil, err
+	}
+	return AggregateSweep(s.Reserves, s.With, len(s.Seeds), cells)
+}
+
+// SweepCell is one run of a sweep, an admission setting on one seed,
+// reduced to what the sweep keeps of it. Cells are independent, so a sweep
+// can be run in parts (spindle sweep --shard) and its cells joined.
+type SweepCell struct {
+	Admission     string  `json:"admission"`
+	Seed          uint64  `json:"seed"`
+	MakespanS     float64 `json:"makespan_s"`
+	Deadlocked    bool    `json:"deadlocked"`
+	JobsCompleted int     `json:"jobs_completed"`
+	JobsTotal     int     `json:"jobs_total"`
+	// Report is the run's AutoAdmin report, when the controller has one.
+	Report *aa.Report `json:"autoadmin,omitempty"`
+}
+
+// SweepCellKeys names the sweep's cells in their canonical order: every
+// admission setting (the static reservations, then With), each on every
+// seed.
+func SweepCellKeys(s StaticSweepSpec) []string {
+	var keys []string
+	for _, a := range s.admissions() {
+		for _, seed := range s.Seeds {
+			keys = append(keys, "admission="+a+" seed="+strconv.FormatUint(seed, 10))
+		}
+	}
+	return keys
+}
+
+func (s StaticSweepSpec) admissions() []string {
 	var adms []string
 	for _, r := range s.Reserves {
 		adms = append(adms, StaticAdmission(r))
 	}
-	adms = append(adms, s.With...)
-	var specs []runner.Spec
-	for _, a := range adms {
-		for _, seed := range s.Seeds {
-			specs = append(specs, runner.Spec{Workload: s.Workload, WorkloadName: s.WorkloadName,
-				Policy: s.Policy, Admission: a, Seed: seed})
-		}
+	return append(adms, s.With...)
+}
+
+// cellSpecs checks the sweep and returns its runs in cell order.
+func (s StaticSweepSpec) cellSpecs() ([]runner.Spec, error) {
+	if len(s.Seeds) == 0 {
+		return nil, fmt.Errorf("sweep: no seeds")
 	}
 	// Check every admission spec before anything runs.
 	for _, a := range append([]string{StaticAdmission(0)}, s.With...) {
@@ -155,12 +195,29 @@ func StaticSweep(s StaticSweepSpec) (*StaticSweepResult, error) {
 			return nil, err
 		}
 	}
-	points := make([]StaticPoint, len(adms))
-	for i, a := range adms {
-		points[i] = StaticPoint{Admission: a, Reserve: math.NaN(), JobsCompleted: math.MaxInt, JobsTotal: len(s.Workload.Jobs)}
-		if i < len(s.Reserves) {
-			points[i].Reserve = s.Reserves[i]
+	var specs []runner.Spec
+	for _, a := range s.admissions() {
+		for _, seed := range s.Seeds {
+			specs = append(specs, runner.Spec{Workload: s.Workload, WorkloadName: s.WorkloadName,
+				Policy: s.Policy, Admission: a, Seed: seed})
 		}
+	}
+	return specs, nil
+}
+
+// RunSweepCells runs the cells at positions picks (in SweepCellKeys order)
+// and returns them in that order.
+func RunSweepCells(s StaticSweepSpec, picks []int) ([]SweepCell, error) {
+	specs, err := s.cellSpecs()
+	if err != nil {
+		return nil, err
+	}
+	mine := make([]runner.Spec, len(picks))
+	for i, k := range picks {
+		if k < 0 || k >= len(specs) {
+			return nil, fmt.Errorf("sweep: cell %d of %d", k, len(specs))
+		}
+		mine[i] = specs[k]
 	}
 	// Run in batches so that a sweep over a large workload keeps summaries,
 	// not every run's job timelines.
@@ -168,28 +225,53 @@ func StaticSweep(s StaticSweepSpec) (*StaticSweepResult, error) {
 	if s.Parallel <= 0 {
 		batch = 32
 	}
-	for lo := 0; lo < len(specs); lo += batch {
-		hi := min(len(specs), lo+batch)
-		outs, err := runner.RunAll(specs[lo:hi], s.Parallel, nil)
+	cells := make([]SweepCell, 0, len(mine))
+	for lo := 0; lo < len(mine); lo += batch {
+		hi := min(len(mine), lo+batch)
+		outs, err := runner.RunAll(mine[lo:hi], s.Parallel, nil)
 		if err != nil {
 			return nil, err
 		}
 		for k, o := range outs {
-			p := &points[(lo+k)/len(s.Seeds)]
-			sum := o.Summary
-			p.Makespans = append(p.Makespans, sum.MakespanS)
-			if sum.Deadlocked {
-				p.DeadlockedSeeds++
+			sum, sp := o.Summary, mine[lo+k]
+			c := SweepCell{Admission: sp.Admission, Seed: sp.Seed, MakespanS: sum.MakespanS, Deadlocked: sum.Deadlocked,
+				JobsCompleted: sum.JobsCompleted, JobsTotal: len(s.Workload.Jobs)}
+			if rep, ok := sum.Reports["autoadmin"].(aa.Report); ok {
+				c.Report = &rep
 			}
-			p.JobsCompleted = min(p.JobsCompleted, sum.JobsCompleted)
-			if p.Report == nil && sum.Reports != nil {
-				if rep, ok := sum.Reports["autoadmin"]; ok {
-					p.Report = rep
-				}
-			}
+			cells = append(cells, c)
 		}
 	}
-	res := &StaticSweepResult{Points: points[:len(s.Reserves)], With: points[len(s.Reserves):], Best: -1}
+	return cells, nil
+}
+
+// AggregateSweep reduces every cell of a sweep, in SweepCellKeys order,
+// to its points, best point and scored controllers.
+func AggregateSweep(reserves []float64, with []string, seeds int, cells []SweepCell) (*StaticSweepResult, error) {
+	n := len(reserves) + len(with)
+	if seeds < 1 || len(cells) != n*seeds {
+		return nil, fmt.Errorf("sweep: %d cells for %d settings on %d seeds", len(cells), n, seeds)
+	}
+	points := make([]StaticPoint, n)
+	for i := range points {
+		c := &cells[i*seeds]
+		points[i] = StaticPoint{Admission: c.Admission, Reserve: math.NaN(), JobsCompleted: math.MaxInt, JobsTotal: c.JobsTotal}
+		if i < len(reserves) {
+			points[i].Reserve = reserves[i]
+		}
+	}
+	for k := range cells {
+		p, c := &points[k/seeds], &cells[k]
+		p.Makespans = append(p.Makespans, c.MakespanS)
+		if c.Deadlocked {
+			p.DeadlockedSeeds++
+		}
+		p.JobsCompleted = min(p.JobsCompleted, c.JobsCompleted)
+		if p.Report == nil && c.Report != nil {
+			p.Report = *c.Report
+		}
+	}
+	res := &StaticSweepResult{Points: points[:len(reserves)], With: points[len(reserves):], Best: -1}
 	for i := range res.Points {
 		p := &res.Points[i]
 		if !p.Deadlocked() && (res.Best < 0 || p.Makespan() < res.Points[res.Best].Makespan()) {

@@ -12,6 +12,6 @@ measuring a scheduler's throughput.`,
 		Args: cobra.NoArgs,
 	}
 	// The subcommands; adding one is adding it here.
-	cmd.AddCommand(newKubeSchedule(), newKubeReplay(), newKubeBench(), newKubeRecord())
+	cmd.AddCommand(newKubeSchedule(), newKubeReplay(), newKubeBench(), newKubeRecord(), newKubeSweep())
 	return cmd
 }

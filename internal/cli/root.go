@@ -80,7 +80,7 @@ YARN-like cluster: same workload and seed, same result, byte for byte.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	// Every top-level command; adding one is adding it here.
 	root.AddCommand(newSimulate(), newCompare(), newGenerate(), newSweep(), newTrace(), newReport(),
-		newExperiments(), newPolicies(), newKube(), newWhatif())
+		newExperiments(), newPolicies(), newKube(), newWhatif(), newMerge())
 	return root
 }
 

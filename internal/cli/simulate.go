@@ -18,6 +18,7 @@ import (
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/runner"
+	"github.com/spindle-sched/spindle/shard"
 	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
@@ -213,8 +214,9 @@ func newCompare() *cobra.Command {
 	var f runFlags
 	var pols []string
 	var parallel int
+	var sh shardFlag
 	cmd := &cobra.Command{
-		Use:   "compare -w WORKLOAD [-p p1,p2,...] [-a ADMISSION] [--seed N] [-o DIR] [--json]",
+		Use:   "compare -w WORKLOAD [-p p1,p2,...] [-a ADMISSION] [--seed N] [-o DIR] [--shard I/N] [--json]",
 		Short: "Simulate one workload under several policies, side by side",
 		Long: `Run the same workload and seed under each policy and print the summaries side
 by side. Without -p every registered policy runs. Policy parameters may be
@@ -227,9 +229,16 @@ timeline.csv), their order into DIR/runs.json, and DIR/report.html: one
 self-contained page with every policy side by side (see 'spindle report').
 A run's directory is its policy as written, with every character other than
 a letter, digit or . _ = + , - written as %XX: dress+ is DIR/dress+/,
-fair:max_am_share=-1 is DIR/fair%3Amax_am_share=-1/.`,
+fair:max_am_share=-1 is DIR/fair%3Amax_am_share=-1/.
+
+--shard I/N runs only shard I (from 0) of N: the policies at positions k
+(in -p order) with k mod N = I. It writes their run directories and
+DIR/shard.json, and no runs.json or report.html; 'spindle merge -o OUT
+DIR...' joins the N parts into exactly what the run without --shard writes
+(wall_s apart). See README, "Sweeps at scale".`,
 		Example: `  spindle compare -w examples/mixed.yaml -p fifo,capacity,fair,drf
-  spindle compare -w examples/am-burst.yaml -p capacity,fair,fair:max_am_share=-1 -o out/`,
+  spindle compare -w examples/am-burst.yaml -p capacity,fair,fair:max_am_share=-1 -o out/
+  spindle compare -w examples/mixed.yaml -p fifo,capacity,fair,drf --shard 1/2 -o part1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// pflag splits -p on commas; join first so that parameters, which
@@ -244,12 +253,37 @@ fair:max_am_share=-1 is DIR/fair%3Amax_am_share=-1/.`,
 			if err := checkParallel(cmd, parallel); err != nil {
 				return err
 			}
-			if _, err := dirNamesOf(list); err != nil {
+			all, err := dirNamesOf(list)
+			if err != nil {
+				return err
+			}
+			if err := sh.parse(f.out); err != nil {
 				return err
 			}
 			specs, err := f.specs(list)
 			if err != nil {
 				return err
+			}
+			var manifest *shard.Manifest
+			if sh.on() {
+				id, err := f.workloadID()
+				if err != nil {
+					return err
+				}
+				cells := make([]shard.Cell, len(list))
+				for i, p := range list {
+					cells[i] = shard.Cell{Key: "policy=" + p, Runs: []string{all[i]}}
+				}
+				manifest = shard.NewManifest("compare", version(), id, f.runOptions(), cells, sh.spec)
+				noteShard(cmd.ErrOrStderr(), sh.spec, manifest)
+				if len(manifest.Ran) == 0 {
+					return manifest.Write(f.out)
+				}
+				var mine []runner.Spec
+				for _, k := range manifest.Ran {
+					mine = append(mine, specs[k])
+				}
+				specs = mine
 			}
 			w, name, err := f.load(cmd.ErrOrStderr())
 			if err != nil {
@@ -295,7 +329,11 @@ fair:max_am_share=-1 is DIR/fair%3Amax_am_share=-1/.`,
 			for i, o := range outs {
 				summaries[i] = o.Summary
 			}
-			metrics.CompareRuns(summaries)
+			if manifest == nil {
+				// A shard's measures across the comparison are made by
+				// merge, over every run.
+				metrics.CompareRuns(summaries)
+			}
 			if f.out != "" {
 				names := dirNames(summaries)
 				for i, o := range outs {
@@ -307,7 +345,14 @@ fair:max_am_share=-1 is DIR/fair%3Amax_am_share=-1/.`,
 						return err
 					}
 				}
-				if err := writeCompareReport(f.out, names); err != nil {
+				// The manifest goes last: a shard that failed before it is
+				// missing to merge, not half there.
+				if manifest != nil {
+					err = manifest.Write(f.out)
+				} else {
+					err = writeCompareReport(f.out, names)
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -321,6 +366,7 @@ fair:max_am_share=-1 is DIR/fair%3Amax_am_share=-1/.`,
 	f.register(cmd)
 	cmd.Flags().StringSliceVarP(&pols, "policy", "p", nil, "policies to compare, comma-separated (default: all)")
 	cmd.Flags().IntVarP(&parallel, "parallel", "j", 0, "simulations to run at once (default: number of CPUs)")
+	sh.register(cmd)
 	return cmd
 }
 

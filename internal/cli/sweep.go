@@ -22,9 +22,11 @@ func newSweep() *cobra.Command {
 		seed                uint64
 		seeds, parallel     int
 		asJSON              bool
+		out                 string
+		sh                  shardFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "sweep -w WORKLOAD -p POLICY --static FROM:TO:STEP [--with ADMISSION]... [--json]",
+		Use:   "sweep -w WORKLOAD -p POLICY --static FROM:TO:STEP [--with ADMISSION]... [--json] [-o DIR [--shard I/N]]",
 		Short: "Run a workload once per static reservation (AutoAdmin's sweep) and score admission controllers",
 		Long: `Run the workload under POLICY once per static reservation static:<n>, for n =
 FROM, FROM+STEP, ... up to TO (vcores kept for task containers), and print each
@@ -56,10 +58,17 @@ A deadlocked run's makespan covers its completed jobs only.
 "perf_score":p,"reserve_avg_vcores":r,"range_distance":d,...}]}; "best" is
 null when every point deadlocked, "perf_score" is left out when the controller
 deadlocked, and range_distance (vcores outside the best range: 0 inside,
-negative below, positive above) only comes with an AutoAdmin controller.`,
+negative below, positive above) only comes with an AutoAdmin controller.
+
+-o DIR also writes that JSON to DIR/sweep.json. With --shard I/N the run
+does only shard I (from 0) of N of the cells (each admission setting on each
+seed, in that order; cell k is shard k mod N's) and writes them to
+DIR/cells.json with DIR/shard.json; 'spindle merge -o OUT DIR...' joins the
+N parts into the OUT/sweep.json the run without --shard writes.`,
 		Example: `  spindle generate autoadmin-homogeneous --am 2 --task 2 -o aa.yaml
   spindle sweep -w aa.yaml -p fair:max_am_share=-1 --static 0:62:2 --with autoadmin
-  spindle sweep -w aa.yaml -p fair:max_am_share=-1 --static 20:40:1 --seeds 5 --json`,
+  spindle sweep -w aa.yaml -p fair:max_am_share=-1 --static 20:40:1 --seeds 5 --json
+  spindle sweep -w aa.yaml -p fair:max_am_share=-1 --static 0:62:2 --seeds 5 --shard 0/4 -o part0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if pol == "" {
@@ -83,20 +92,31 @@ negative below, positive above) only comes with an AutoAdmin controller.`,
 					return usageError{err}
 				}
 			}
+			if err := sh.parse(out); err != nil {
+				return err
+			}
 			f := runFlags{workload: wl, trace: trace}
+			spec := aaexp.StaticSweepSpec{Policy: pol, Reserves: reserves, With: with, Parallel: parallel}
+			for i := range seeds {
+				spec.Seeds = append(spec.Seeds, seed+uint64(i))
+			}
+			if sh.on() {
+				return runSweepShard(cmd, &f, spec, rng, sh.spec, out)
+			}
 			w, name, err := f.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			noteEstimates(cmd.ErrOrStderr(), []runner.Spec{{Policy: pol}}, w)
-			spec := aaexp.StaticSweepSpec{Workload: w, WorkloadName: name, Policy: pol, Reserves: reserves,
-				With: with, Parallel: parallel}
-			for i := range seeds {
-				spec.Seeds = append(spec.Seeds, seed+uint64(i))
-			}
+			spec.Workload, spec.WorkloadName = w, name
 			res, err := aaexp.StaticSweep(spec)
 			if err != nil {
 				return err
+			}
+			if out != "" {
+				if err := writeSweepFile(out, res); err != nil {
+					return err
+				}
 			}
 			if asJSON {
 				return writeSweepJSON(cmd.OutOrStdout(), res)
@@ -115,6 +135,8 @@ negative below, positive above) only comes with an AutoAdmin controller.`,
 	fl.IntVar(&seeds, "seeds", 1, "run every point on this many seeds, from --seed on, and average")
 	fl.IntVarP(&parallel, "parallel", "j", 0, "simulations to run at once (default: number of CPUs)")
 	fl.BoolVar(&asJSON, "json", false, "print the sweep as JSON")
+	fl.StringVarP(&out, "out", "o", "", "also write the sweep's JSON to DIR/sweep.json (with --shard: this shard's cells)")
+	sh.register(cmd)
 	return cmd
 }
 

@@ -50,6 +50,7 @@ func newWhatif() *cobra.Command {
 	var pols []string
 	var baseline string
 	var parallel int
+	var sh shardFlag
 	cmd := &cobra.Command{
 		Use:   "whatif -w RECORDED [-p p1,p2,...] [--baseline POLICY] [-o DIR] [--json]",
 		Short: "Which policy for my cluster: a recorded run beside each policy simulated",
@@ -74,7 +75,11 @@ run for small jobs, large jobs (by the DRESS rule), deadlines
 -o DIR writes the recorded run into DIR/as-recorded/ and each policy's into
 DIR/<policy>/ (summary.json, jobs.csv, timeline.csv), and DIR/report.html
 with every column side by side. --json prints the summaries, the
-reproduction check and the sentences as one object.`,
+reproduction check and the sentences as one object.
+
+--shard I/N -o DIR runs only shard I (from 0) of N of the policies (the
+baseline, with the recorded run, is cell 0); 'spindle merge' joins the parts
+into what -o DIR writes.`,
 		Example: `  spindle kube record -A --duration 2h -o cluster.json.gz
   spindle whatif -w cluster.json.gz -p fair,drf,dress+,sjf
   spindle whatif --trace kube:pods.json,nodes.json -p fair --baseline kube-scheduler -o out/`,
@@ -97,6 +102,12 @@ reproduction check and the sentences as one object.`,
 			specs, err := f.specs(ordered)
 			if err != nil {
 				return err
+			}
+			if err := sh.parse(f.out); err != nil {
+				return err
+			}
+			if sh.on() {
+				return runWhatifShard(cmd, &f, ordered, specs, parallel, sh.spec)
 			}
 			w, name, err := f.load(cmd.ErrOrStderr())
 			if err != nil {
@@ -171,6 +182,7 @@ reproduction check and the sentences as one object.`,
 	cmd.Flags().StringSliceVarP(&pols, "policy", "p", nil, "policies to simulate beside the recorded run, comma-separated (default: all)")
 	cmd.Flags().StringVar(&baseline, "baseline", "kube-scheduler", "the policy that ran the recorded cluster, which must reproduce it (kube-scheduler for Kubernetes' default scheduler)")
 	cmd.Flags().IntVarP(&parallel, "parallel", "j", 0, "simulations to run at once (default: number of CPUs)")
+	sh.register(cmd)
 	return cmd
 }
 

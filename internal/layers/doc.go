@@ -7,7 +7,8 @@
 //   - the schemes: policy/... and admission/..., which see only the core;
 //   - the drivers: sim and kube/..., which see the core and never a scheme
 //     or each other (they get factories, sched.PolicyFactory, from above);
-//   - the assemblies: runner, scenario, trace, report, experiments;
+//   - the assemblies: runner, scenario, trace, report, experiments, and
+//     shard (splitting a sweep across processes and joining the parts);
 //   - the command line, internal/cli, which nothing imports but cmd/spindle.
 //
 // Test harnesses (sched/schedtest, sched/fakecluster, kube/kubescript,

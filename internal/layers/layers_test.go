@@ -78,6 +78,10 @@ var rules = []rule{
 	// The report reads a scheme's section with the scheme's own type.
 	{"report", []string{"clock", "cluster", "metrics", "policy/dress", "admission/autoadmin"}},
 	{"whatif", []string{"clock", "resource", "workload", "metrics"}},
+	// Sharding joins saved runs: it reads them as the report does.
+	// The Indexed Job's manifests: Kubernetes' types only.
+	{"shard/kubejob", nil},
+	{"shard", []string{"metrics", "report"}},
 	{"experiments/...", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 	{"experiments", cat(core, schemes, data, []string{"sim", "runner", "scenario", "trace", "experiments/..."})},
 
