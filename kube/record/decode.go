@@ -369,7 +369,7 @@ func (r *objectReader) readYAML(br *bufio.Reader) error {
 				return r.fail(prefix+"items", "items is not a list")
 			}
 		default:
-			return r.fail(docWhere, "a YAML scalar where an object or a list of objects belongs: want kubectl get ... -o yaml")
+			return r.fail(docWhere, "a single value where an object or a list of objects belongs: want the pods, nodes or events of kubectl get ... -o json|yaml")
 		}
 	}
 }

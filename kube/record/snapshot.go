@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -218,6 +219,10 @@ func (s *snapshot) scan(file string, o *object) error {
 		}
 		s.versions[key] = podVersion{seq: s.seq, rv: rv}
 	case "":
+		if t := bytes.TrimSpace(o.raw); len(t) == 0 || t[0] != '{' {
+			s.c.malformed(where, errors.New("not an object"))
+			return nil
+		}
 		s.c.left("objects whose kind neither they, their list nor their shape tells", 1)
 	default:
 		s.c.left(o.kind+" objects (neither pods, nodes nor events)", 1)
