@@ -597,3 +597,17 @@ func TestKubeBadInput(t *testing.T) {
 		t.Errorf("skipped %+v, want the 2 missing nodes counted", rep.Skipped)
 	}
 }
+
+// TestKubeYAMLAliases: aliases that expand beyond reason are refused, not
+// followed to the end of memory.
+func TestKubeYAMLAliases(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	_, _, err := convertSources("kube", []source{bytesSource("bomb.yaml", []byte(b.String()))}, Options{MachineVCores: 1, MachineMemory: 1024})
+	if err == nil || !strings.Contains(err.Error(), "bomb.yaml: document 1: line ") || !strings.Contains(err.Error(), "aliases expand to more than") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -327,7 +327,8 @@ func (r *objectReader) readYAML(br *bufio.Reader) error {
 		if err != nil {
 			return r.fail(docWhere, "neither JSON nor YAML: "+err.Error())
 		}
-		v, err := yamlValue(&n, 0)
+		y := yamlConv{}
+		v, err := y.value(&n, 0, false)
 		if err != nil {
 			return r.fail(docWhere, err.Error())
 		}
@@ -386,28 +387,40 @@ func (r *objectReader) yamlItem(v any, listKind, where string) error {
 // stack.
 const maxYAMLDepth = 200
 
-// yamlValue turns a YAML node into the value encoding/json would have
+// maxAliased bounds the nodes that aliases expand to in one document, so
+// that a few lines of aliases to aliases cannot expand to billions.
+const maxAliased = 1 << 20
+
+// yamlConv turns YAML nodes into values, counting what aliases expand to.
+type yamlConv struct{ aliased int }
+
+// value turns a YAML node into the value encoding/json would have
 // decoded from the same object: mappings with string keys, numbers kept
 // as written.
-func yamlValue(n *yaml.Node, depth int) (any, error) {
+func (y *yamlConv) value(n *yaml.Node, depth int, inAlias bool) (any, error) {
 	if depth > maxYAMLDepth {
 		return nil, fmt.Errorf("line %d: nested too deep", n.Line)
+	}
+	if inAlias {
+		if y.aliased++; y.aliased > maxAliased {
+			return nil, fmt.Errorf("line %d: aliases expand to more than %d values", n.Line, maxAliased)
+		}
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return yamlValue(n.Content[0], depth+1)
+		return y.value(n.Content[0], depth+1, inAlias)
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, fmt.Errorf("line %d: an alias to nothing", n.Line)
 		}
-		return yamlValue(n.Alias, depth+1)
+		return y.value(n.Alias, depth+1, true)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := yamlValue(c, depth+1)
+			v, err := y.value(c, depth+1, inAlias)
 			if err != nil {
 				return nil, err
 			}
@@ -424,7 +437,7 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 			if k.Kind != yaml.ScalarNode {
 				return nil, fmt.Errorf("line %d: a mapping key that is not a string", k.Line)
 			}
-			v, err := yamlValue(n.Content[i+1], depth+1)
+			v, err := y.value(n.Content[i+1], depth+1, inAlias)
 			if err != nil {
 				return nil, err
 			}
