@@ -579,6 +579,12 @@ func TestKubeBadInput(t *testing.T) {
 	if rep.Bad != 1 || len(rep.BadExamples) != 1 || !strings.HasPrefix(rep.BadExamples[0], "p.json: items[2]: ") {
 		t.Errorf("bad %d: %v", rep.Bad, rep.BadExamples)
 	}
+	// A single object is named as such, not as items[0].
+	one := bytes.Replace(corpusFiles()["single/etl-0.json"], []byte(`"restartPolicy": "OnFailure"`), []byte(`"restartPolicy": 7`), 1)
+	_, rep, _ = convertSources("kube", []source{bytesSource("one.json", one), bytesSource("p.json", pods), bytesSource("n.json", nodes)}, Options{})
+	if rep == nil || rep.Bad != 1 || !strings.HasPrefix(rep.BadExamples[0], "one.json: the object: ") {
+		t.Errorf("a single malformed object: %+v", rep)
+	}
 	// A node list from another cluster: the pods' nodes are named.
 	other := bytes.ReplaceAll(nodes, []byte("node-"), []byte("other-"))
 	_, rep, err = convertSources("kube", []source{bytesSource("p.json", pods), bytesSource("n.json", other)}, Options{})
