@@ -617,3 +617,26 @@ func TestKubeYAMLAliases(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestKubeOriginKeptJobs: a job left out (still running) that began first
+// does not move time 0: the first kept job's submission is 0.
+func TestKubeOriginKeptJobs(t *testing.T) {
+	ps := corpusPods(false)
+	ps = append(ps, podSpec{ns: "batch", name: "early", node: "node-a", uid: "uid-early", rv: "3", cpu: "100m", mem: "64Mi",
+		created: -500, start: -498, restartPolicy: "Never"})
+	pods := kubectlList(podObjects(ps))
+	w, rep, err := convertSources("kube", []source{bytesSource("p.json", pods), bytesSource("n.json", corpusFiles()["kubectl-json/nodes.json"])}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Jobs[0].ID != "batch/job/etl" || w.Jobs[0].Submit != 0 {
+		t.Errorf("first job %s at %s, want etl at 0", w.Jobs[0].ID, w.Jobs[0].Submit)
+	}
+	found := false
+	for _, s := range rep.Skipped {
+		found = found || strings.HasPrefix(s.Reason, "jobs still running when the recording stopped") && s.N == 1
+	}
+	if !found {
+		t.Errorf("skipped %+v", rep.Skipped)
+	}
+}
