@@ -27,9 +27,12 @@ import (
 
 // object is one object read from a snapshot file.
 type object struct {
-	kind  string // Pod, Node, Event, another kind, or "" when nothing tells
-	raw   []byte // its JSON
-	where string // where it is in the file: "items[3]", "value 2: items[0]", "document 2", ...
+	kind string // Pod, Node, Event, another kind, or "" when nothing tells
+	// uid and version are the object's metadata.uid and resourceVersion,
+	// read with its kind.
+	uid, version string
+	raw          []byte // its JSON
+	where        string // where it is in the file: "items[3]", "value 2: items[0]", "document 2", ...
 }
 
 // listKinds maps a typed list's kind to its items'.
@@ -488,12 +491,18 @@ func isInfOrNaN(f float64) bool {
 
 // item hands one object to fn with its kind decided.
 func (r *objectReader) item(raw []byte, listKind, where string) error {
-	return r.fn(&object{kind: kindOf(raw, listKind), raw: raw, where: where})
+	o := &object{raw: raw, where: where}
+	o.kind, o.uid, o.version = kindOf(raw, listKind)
+	return r.fn(o)
 }
 
 // shape is what tells an object's kind when it carries none.
 type shape struct {
-	Kind           string          `json:"kind"`
+	Kind     string `json:"kind"`
+	Metadata struct {
+		UID             string `json:"uid"`
+		ResourceVersion string `json:"resourceVersion"`
+	} `json:"metadata"`
 	InvolvedObject json.RawMessage `json:"involvedObject"`
 	Regarding      json.RawMessage `json:"regarding"`
 	Spec           struct {
@@ -511,7 +520,7 @@ type shape struct {
 // kindOf is an object's kind: its own, else its list's, else its shape's
 // (a pod has containers, a node allocatable resources or node info, an
 // event the object it is about); "" when none tells.
-func kindOf(raw []byte, listKind string) string {
+func kindOf(raw []byte, listKind string) (kind, uid, version string) {
 	var s shape
 	if err := json.Unmarshal(raw, &s); err != nil {
 		// Not an object, or a field of the wrong type: let the kind the
@@ -519,21 +528,22 @@ func kindOf(raw []byte, listKind string) string {
 		// wrong.
 		var k struct{ Kind string }
 		if json.Unmarshal(raw, &k) == nil && k.Kind != "" {
-			return k.Kind
+			return k.Kind, "", ""
 		}
-		return listKind
+		return listKind, "", ""
 	}
+	uid, version = s.Metadata.UID, s.Metadata.ResourceVersion
 	switch {
 	case s.Kind != "":
-		return s.Kind
+		return s.Kind, uid, version
 	case listKind != "":
-		return listKind
+		return listKind, uid, version
 	case len(s.InvolvedObject) > 0 || len(s.Regarding) > 0:
-		return "Event"
+		return "Event", uid, version
 	case len(s.Spec.Containers) > 0 || len(s.Status.ContainerStatuses) > 0:
-		return "Pod"
+		return "Pod", uid, version
 	case len(s.Status.Allocatable) > 0 || len(s.Status.NodeInfo) > 0 || s.Spec.ProviderID != "" || s.Spec.PodCIDR != "":
-		return "Node"
+		return "Node", uid, version
 	}
-	return ""
+	return "", uid, version
 }

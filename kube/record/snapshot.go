@@ -167,14 +167,6 @@ type eventObject struct {
 	DeprecatedFirstTimestamp metav1.Time         `json:"deprecatedFirstTimestamp"`
 }
 
-// podHeader is what the first pass reads of a pod.
-type podHeader struct {
-	Metadata struct {
-		UID             types.UID `json:"uid"`
-		ResourceVersion string    `json:"resourceVersion"`
-	} `json:"metadata"`
-}
-
 // scan is the first pass over an object: nodes and events are taken, pods
 // noted by version, other kinds counted.
 func (s *snapshot) scan(file string, o *object) error {
@@ -208,12 +200,11 @@ func (s *snapshot) scan(file string, o *object) error {
 		s.event(&e.Event)
 	case "Pod":
 		s.seq++
-		var h podHeader
-		if json.Unmarshal(o.raw, &h) != nil || h.Metadata.UID == "" {
+		if o.uid == "" {
 			return nil // the second pass says what is wrong with it
 		}
-		key := maphash.String(s.seed, string(h.Metadata.UID))
-		rv, _ := strconv.ParseUint(h.Metadata.ResourceVersion, 10, 64)
+		key := maphash.String(s.seed, o.uid)
+		rv, _ := strconv.ParseUint(o.version, 10, 64)
 		if old, ok := s.versions[key]; ok && old.rv > 0 && rv > 0 && rv < old.rv {
 			return nil // an older version seen after a newer one
 		}
