@@ -42,6 +42,9 @@ var listKinds = map[string]string{"PodList": "Pod", "NodeList": "Node", "EventLi
 type objectReader struct {
 	in Input
 	fn func(*object) error
+	// noKind skips deciding each object's kind (a second pass that
+	// knows it from the first).
+	noKind bool
 }
 
 // eachObject calls fn for every object of the input, in file order. An
@@ -49,6 +52,13 @@ type objectReader struct {
 // cannot be read on is a *FileError naming it and where.
 func eachObject(in Input, fn func(*object) error) error {
 	r := &objectReader{in: in, fn: fn}
+	return r.read()
+}
+
+// eachRawObject is eachObject without the objects' kinds (nor UIDs and
+// versions), for a pass that knows them from an earlier one.
+func eachRawObject(in Input, fn func(*object) error) error {
+	r := &objectReader{in: in, fn: fn, noKind: true}
 	return r.read()
 }
 
@@ -492,7 +502,9 @@ func isInfOrNaN(f float64) bool {
 // item hands one object to fn with its kind decided.
 func (r *objectReader) item(raw []byte, listKind, where string) error {
 	o := &object{raw: raw, where: where}
-	o.kind, o.uid, o.version = kindOf(raw, listKind)
+	if !r.noKind {
+		o.kind, o.uid, o.version = kindOf(raw, listKind)
+	}
 	return r.fn(o)
 }
 

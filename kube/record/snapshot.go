@@ -84,9 +84,9 @@ func Snapshot(inputs []Input, opt SnapshotOptions) (*workload.Workload, *Summary
 			return nil, nil, err
 		}
 	}
-	s.seq = 0
+	s.seq, s.objects = 0, 0
 	for _, in := range inputs {
-		if err := eachObject(in, func(o *object) error { return s.readPod(in.Name, o) }); err != nil {
+		if err := eachRawObject(in, func(o *object) error { return s.readPod(in.Name, o) }); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -133,6 +133,9 @@ type snapshot struct {
 	versions map[uint64]podVersion
 	seed     maphash.Seed
 	seq      int64
+	// isPod marks, per object in reading order, the pods: the second
+	// pass reads only those, without deciding kinds again.
+	isPod []bool
 	// outside are the intervals during which pods outside the workload
 	// held resources on their nodes.
 	outside    []interval
@@ -171,6 +174,7 @@ type eventObject struct {
 // noted by version, other kinds counted.
 func (s *snapshot) scan(file string, o *object) error {
 	s.objects++
+	s.isPod = append(s.isPod, o.kind == "Pod")
 	where := file + ": " + o.where
 	switch o.kind {
 	case "Node":
@@ -224,7 +228,12 @@ func (s *snapshot) scan(file string, o *object) error {
 // readPod is the second pass over an object: a pod's version to keep is
 // read into the workload.
 func (s *snapshot) readPod(file string, o *object) error {
-	if o.kind != "Pod" {
+	i := s.objects
+	s.objects++
+	if i >= int64(len(s.isPod)) {
+		return &FileError{File: file, Where: o.where, Msg: "the file changed while it was read"}
+	}
+	if !s.isPod[i] {
 		return nil
 	}
 	s.seq++
