@@ -112,6 +112,21 @@ func FuzzSLS(f *testing.F) {
 func FuzzKube(f *testing.F) {
 	f.Add(seed(f, "testdata/kube/pods.json"), seed(f, "testdata/kube/nodes.json"), false)
 	f.Add([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"n","uid":"u","creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"nodeName":"x","containers":[{"name":"c"}]},"status":{"phase":"Succeeded","containerStatuses":[{"name":"c","state":{"terminated":{"startedAt":"2026-01-01T00:00:01Z","finishedAt":"2026-01-01T00:00:09Z"}}}]}}`), []byte(""), true)
+	// The shapes of the corpus: YAML (one document and several), streams,
+	// kind-less typed lists, plain arrays, a byte-order mark, UTF-16.
+	files := corpusFiles()
+	for _, pair := range [][2]string{
+		{"kubectl-yaml/all.yaml", ""},
+		{"must-gather/namespaces/batch/core/pods.yaml", "must-gather/cluster-scoped-resources/core/nodes/node-a.yaml"},
+		{"stream/pods.json", "stream/nodes.ndjson"},
+		{"raw-api/pods.json", "kubelet/nodes.json"},
+		{"conformance/resources/ns/batch/Pods.json", "conformance/resources/cluster/Nodes.json"},
+		{"bom/pods.json", "bom/nodes.json"},
+		{"get-all/all.json", ""},
+	} {
+		f.Add(files[pair[0]], files[pair[1]], false)
+	}
+	f.Add([]byte("---\nkind: Pod\nmetadata: {name: p, uid: u, creationTimestamp: 2026-01-01T00:00:00Z}\nspec: {containers: [{name: c}]}\n---\n---\n- a: &x [1, 2]\n  b: *x\n"), []byte(""), true)
 	f.Fuzz(func(t *testing.T, pods, nodes []byte, truncate bool) {
 		opt := Options{MachineVCores: 8, MachineMemory: 16384}
 		if truncate {

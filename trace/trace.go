@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/workload"
 )
@@ -63,6 +65,18 @@ type Options struct {
 	// Log, when set, receives Load's warnings: the bad records skipped and
 	// what was left out.
 	Log io.Writer
+	// The kube format's selection, as 'spindle kube record' takes it and
+	// with its defaults: the workload is the pods of Schedulers (empty:
+	// every scheduler's) that Selector matches (empty: all), in
+	// Namespace (empty: all; pods elsewhere are neither workload nor
+	// load); the other pods are load from outside the workload.
+	// SingleQueue puts every job in queue default; LoadStep is the
+	// external load's resolution (0: 10 s).
+	Schedulers  []string
+	Selector    string
+	Namespace   string
+	SingleQueue bool
+	LoadStep    clock.Duration
 }
 
 // maxMemory bounds memory options and requests, in MiB (1 EiB), so that
@@ -72,9 +86,10 @@ const maxMemory = 1 << 40
 // Option describes one key of Options, as a command-line flag and as a key
 // of a --trace spec.
 type Option struct {
-	Key  string
-	Arg  string // what the value is, for --help; "" for a boolean
-	Help string
+	Key   string
+	Short string // a one-letter flag, or ""
+	Arg   string // what the value is, for --help; "" for a boolean
+	Help  string
 }
 
 // OptionKeys lists the options in the order --help shows them.
@@ -89,17 +104,46 @@ var OptionKeys = []Option{
 	{Key: "begin", Arg: "TIME", Help: "keep jobs submitted at or after this trace time (seconds or a Go duration)"},
 	{Key: "end", Arg: "TIME", Help: "keep jobs submitted before this trace time (seconds or a Go duration)"},
 	{Key: "arrival-scale", Arg: "F", Help: "multiply every submit time by F, after moving the first to 0: F < 1 raises the load (default 1)"},
+	{Key: "namespace", Short: "n", Arg: "NAMESPACE", Help: "kube: keep one namespace's pods only (pods elsewhere are neither workload nor load), as kube record -n"},
+	{Key: "selector", Short: "l", Arg: "SELECTOR", Help: "kube: keep in the workload only the pods this label selector matches; the others are external load, as kube record -l"},
+	{Key: "scheduler-name", Arg: "NAMES", Help: "kube: the workload is the pods of these schedulers (spec.schedulerName, comma- or |-separated); default every scheduler's. Others' pods are external load"},
+	{Key: "single-queue", Help: "kube: put every job in queue default (default: a queue per spindle.io/queue label, else per namespace)"},
+	{Key: "load-step", Arg: "TIME", Help: "kube: resolution of the external load, each node group's load averaged over steps this long (default 10s)"},
 }
 
 // Set sets the option named key from its text, as a flag would.
 func (o *Options) Set(key, value string) error {
 	switch key {
-	case "skip-bad":
+	case "skip-bad", "single-queue":
 		b, err := strconv.ParseBool(value)
 		if err != nil {
-			return fmt.Errorf("skip-bad: want true or false, got %q", value)
+			return fmt.Errorf("%s: want true or false, got %q", key, value)
 		}
-		o.SkipBad = b
+		if key == "skip-bad" {
+			o.SkipBad = b
+		} else {
+			o.SingleQueue = b
+		}
+	case "namespace":
+		o.Namespace = value
+	case "selector":
+		if _, err := labels.Parse(value); err != nil {
+			return fmt.Errorf("selector %q: %v", value, err)
+		}
+		o.Selector = value
+	case "scheduler-name":
+		o.Schedulers = nil
+		for _, n := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == '|' }) {
+			if n = strings.TrimSpace(n); n != "" {
+				o.Schedulers = append(o.Schedulers, n)
+			}
+		}
+	case "load-step":
+		d, err := clock.ParseDuration(value)
+		if err != nil || d <= 0 || d > maxTime {
+			return fmt.Errorf("load-step: want a positive time (seconds or a Go duration), got %q", value)
+		}
+		o.LoadStep = d
 	case "nodes", "cores-per-node":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 0 || n > workload.MaxNodesPerGroup {
@@ -247,7 +291,7 @@ var formats = []Format{
 	{
 		Name:    "kube",
 		Summary: "a Kubernetes cluster's snapshot: kubectl get pods -A -o json, optionally nodes and events (the recorder's core; see docs/record.md)",
-		Inputs:  "the JSON of kubectl get pods -A -o json, and optionally of kubectl get nodes -o json and kubectl get events -A -o json (optionally .gz); each is recognised by its items' kind",
+		Inputs:  "pods, and optionally nodes and events, as JSON or YAML files (kubectl get -o json|yaml, streams, raw API lists, kubelet /pods; optionally .gz) or directories laid out by kubectl cluster-info dump --output-directory or must-gather; each object is recognised by its kind, its list's, or its shape",
 		convert: convertKube,
 	},
 	{
@@ -298,6 +342,17 @@ func Load(format string, inputs []string, opt Options) (*workload.Workload, erro
 // and reports what it read and what it left out. The report is returned
 // even on error, as far as reading got.
 func Convert(format string, inputs []string, opt Options) (*workload.Workload, *Report, error) {
+	if format == "kube" {
+		srcs, skipped, err := kubeInputs(inputs)
+		if err != nil {
+			return nil, nil, err
+		}
+		w, rep, err := convertSources(format, srcs, opt)
+		if rep != nil {
+			rep.skip("files in the directories that hold no pods, nodes or events (by their names)", skipped)
+		}
+		return w, rep, err
+	}
 	srcs, err := expandInputs(inputs)
 	if err != nil {
 		return nil, nil, err
@@ -327,7 +382,8 @@ func convertSources(format string, srcs []source, opt Options) (*workload.Worklo
 type Report struct {
 	Format  string
 	Files   int
-	Lines   int64 // lines (or JSON values) read, over all inputs
+	Lines   int64 // lines (or JSON values) read, over all inputs; 0 for kube, which counts objects
+	Objects int64 // kube: the objects read (pods, nodes, events and others)
 	Records int64 // data records among them
 	Jobs    int
 	Tasks   int

@@ -106,7 +106,7 @@ func AsRecorded(w *workload.Workload, like *metrics.Outcome) (*metrics.Outcome, 
 		cs[i].at = end
 	}
 	o.End = end
-	o.UtilArea, o.Timeline = integrate(cs, w.Cluster.Capacity(), o.LastTaskDone)
+	o.UtilArea, o.EndArea, o.Timeline = integrate(cs, w.Cluster.Capacity(), o.LastTaskDone)
 	return o, nil
 }
 
@@ -120,18 +120,25 @@ type step struct {
 
 // integrate sweeps the allocation changes in time order: the integral of
 // the dominant share of capacity up to limit (share × µs, as the simulator
-// counts utilisation), and the allocation sampled per second (the last
-// value in each second it changed in), as the simulator's timeline.
-func integrate(cs []step, capacity resource.Vector, limit clock.Time) (float64, []metrics.Sample) {
+// counts utilisation) and up to the last change (the recorded span), and
+// the allocation sampled per second (the last value in each second it
+// changed in), as the simulator's timeline.
+func integrate(cs []step, capacity resource.Vector, limit clock.Time) (float64, float64, []metrics.Sample) {
 	sort.SliceStable(cs, func(a, b int) bool { return cs[a].at < cs[b].at })
 	var cur resource.Vector
 	var out []metrics.Sample
 	area, last := 0.0, clock.Time(0)
+	all, lastAll := 0.0, clock.Time(0)
 	for i := 0; i < len(cs); {
 		at := cs[i].at
+		share := cur.DominantShare(capacity)
 		if c := min(at, limit); c > last {
-			area += cur.DominantShare(capacity) * float64(c-last)
+			area += share * float64(c-last)
 			last = c
+		}
+		if at > lastAll {
+			all += share * float64(at-lastAll)
+			lastAll = at
 		}
 		for ; i < len(cs) && cs[i].at == at; i++ {
 			if cs[i].add {
@@ -147,7 +154,7 @@ func integrate(cs []step, capacity resource.Vector, limit clock.Time) (float64, 
 			out = append(out, metrics.Sample{T: t, Allocated: cur})
 		}
 	}
-	return area, out
+	return area, all, out
 }
 
 // Agreement says how closely a simulation reproduces a recorded run: the
@@ -201,8 +208,16 @@ func Agree(rec []metrics.Job, recSum *metrics.Summary, sim []metrics.Job, simSum
 
 // String is the agreement in one line.
 func (a Agreement) String() string {
-	s := fmt.Sprintf("%s reproduces the recorded run: makespan %.1f s against %.1f s recorded (%+.1f %%), completion order rank correlation %.2f over %d jobs",
-		a.Policy, a.Makespan, a.RecordedMakespan, 100*a.MakespanError, a.OrderCorr, a.Common)
+	e := "n/a"
+	if !math.IsNaN(a.MakespanError) && !math.IsInf(a.MakespanError, 0) {
+		e = fmt.Sprintf("%+.1f %%", 100*a.MakespanError)
+	}
+	s := fmt.Sprintf("%s against the recorded run: makespan %.1f s simulated, %.1f s recorded (%s)", a.Policy, a.Makespan, a.RecordedMakespan, e)
+	if a.Common >= MinJobs && !math.IsNaN(a.OrderCorr) {
+		s += fmt.Sprintf(", completion order rank correlation %.2f over %d jobs", a.OrderCorr, a.Common)
+	} else {
+		s += fmt.Sprintf(", %d jobs completed in both (too few for a rank correlation)", a.Common)
+	}
 	if a.OnlyRecorded+a.OnlySimulated > 0 {
 		s += fmt.Sprintf(" (%d completed only as recorded, %d only simulated)", a.OnlyRecorded, a.OnlySimulated)
 	}
@@ -248,6 +263,9 @@ func category(c metrics.Category, rec, s *metrics.CategoryStats) string {
 		return fmt.Sprintf("%s jobs cannot be compared (none completed in one of the runs)", c)
 	}
 	r, x := *rec.JCTAvg, *s.JCTAvg
+	if r <= 0 {
+		return fmt.Sprintf("%s jobs take %.1f s on average (%.1f s as recorded)", c, x, r)
+	}
 	d := x/r - 1
 	switch {
 	case math.Abs(d) < 0.02:

@@ -46,7 +46,8 @@ What it writes (docs/record.md has every rule):
   kube-scheduler counts them, each task's duration from its first container's
   start to its last's end, and its tasks in waves: a task created once one of
   the current wave has ended opens the next phase;
-- the nodes by allocatable, in groups; what daemonsets, static pods, pods of
+- the nodes by allocatable, in groups; what daemonsets, static pods,
+  services (pods of ReplicaSets, Deployments, StatefulSets), pods of
   schedulers not named by --scheduler-name and pods outside --selector hold
   on them, as each group's external load over time;
 - the Kubernetes timing preset, with the pod start latency measured from the

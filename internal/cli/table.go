@@ -138,7 +138,12 @@ func printTable(out io.Writer, ss []*metrics.Summary) {
 		if len(s.StuckJobs) == 0 {
 			continue
 		}
-		fmt.Fprintf(out, "\n%s: deadlocked with %d unfinished jobs:\n", s.Policy, len(s.StuckJobs))
+		if s.Deadlocked {
+			fmt.Fprintf(out, "\n%s: deadlocked with %d unfinished jobs:\n", s.Policy, len(s.StuckJobs))
+		} else {
+			// Not stuck: a recording stopped, or a run cut short.
+			fmt.Fprintf(out, "\n%s: %d jobs unfinished:\n", s.Policy, len(s.StuckJobs))
+		}
 		// Group by state so a thousand stuck jobs read as a few lines,
 		// each saying what the group holds and still asks for.
 		var states []string

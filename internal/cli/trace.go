@@ -74,7 +74,10 @@ Formats:
 ` + formatList() + `
 Every malformed record stops the conversion with FILE:LINE: what is wrong;
 --skip-bad skips such records instead, and counts them. For kube, malformed
-objects are always skipped and counted, each named as FILE: items[N]. What a format leaves
+objects are always skipped and counted, each named as FILE: items[N]; kube reads
+JSON or YAML files and directories as kubectl cluster-info dump and
+must-gather lay them out (docs/record.md), with kube record's selection
+(--namespace, --selector, --scheduler-name, --single-queue). What a format leaves
 out by design (records with no run time, tasks that never finished, ...) is
 counted on stderr. docs/traces.md gives each mapping and its assumptions.
 
@@ -85,7 +88,10 @@ The same options work for 'simulate --trace FORMAT:INPUT,KEY=VALUE', e.g.
   spindle trace convert --from alibaba2018 batch_task.csv batch_instance.csv --end 86400 -o ali.json
   spindle trace convert --from sls inputsls.json -o sls.yaml
   kubectl get pods -A -o json >pods.json; kubectl get nodes -o json >nodes.json
-  spindle trace convert --from kube pods.json nodes.json -o cluster.json`,
+  spindle trace convert --from kube pods.json nodes.json -o cluster.json
+  kubectl cluster-info dump -A --output-directory=dump
+  spindle trace convert --from kube dump/ -l app=etl --scheduler-name default-scheduler -o etl.json
+  spindle trace convert --from kube must-gather.local.1234/ -o cluster.yaml`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, inputs []string) error {
 			if format == "" {
@@ -126,7 +132,7 @@ The same options work for 'simulate --trace FORMAT:INPUT,KEY=VALUE', e.g.
 	fl.StringVar(&format, "from", "", "trace format: "+formatNames())
 	fl.StringVarP(&out, "out", "o", "", "output workload file (.json for JSON, otherwise YAML; .gz to compress)")
 	for _, o := range trace.OptionKeys {
-		fl.Var(&optionValue{opt: &opt, o: o}, o.Key, o.Help)
+		fl.VarP(&optionValue{opt: &opt, o: o}, o.Key, o.Short, o.Help)
 		if o.Arg == "" {
 			fl.Lookup(o.Key).NoOptDefVal = "true"
 		}
@@ -138,6 +144,14 @@ The same options work for 'simulate --trace FORMAT:INPUT,KEY=VALUE', e.g.
 // times were derived.
 func printConversion(w io.Writer, rep *trace.Report, elapsed time.Duration) {
 	secs := max(elapsed.Seconds(), 1e-9)
+	if rep.Format == "kube" {
+		fmt.Fprintf(w, "read %d objects from %d file(s) in %.2f s: %.0f objects/s\n",
+			rep.Objects, rep.Files, elapsed.Seconds(), float64(rep.Objects)/secs)
+		for _, n := range rep.Notes {
+			fmt.Fprintf(w, "%s\n", n)
+		}
+		return
+	}
 	fmt.Fprintf(w, "read %d lines (%d records) from %d file(s) in %.2f s: %.0f lines/s\n",
 		rep.Lines, rep.Records, rep.Files, elapsed.Seconds(), float64(rep.Lines)/secs)
 	for _, n := range rep.Notes {

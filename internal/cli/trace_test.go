@@ -92,3 +92,20 @@ func TestTraceErrors(t *testing.T) {
 		t.Errorf("skip-bad: exit %d, stderr:\n%s", code, errOut)
 	}
 }
+
+// TestTraceConvertKubeDir: a dump directory, with kube record's selection
+// flags.
+func TestTraceConvertKubeDir(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "w.json")
+	_, errOut, code := run(t, "trace", "convert", "--from", "kube", "../../trace/testdata/kubedumps/cluster-info-dump",
+		"-l", "batch.kubernetes.io/job-name=etl", "--scheduler-name", "default-scheduler", "--single-queue", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, s := range []string{"left out 5 files in the directories", "read 12 objects from 5 file(s)", "external load: 2 pods outside --selector",
+		"wrote " + out + ": 1 jobs, 2 tasks, 2 nodes"} {
+		if !strings.Contains(errOut, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, errOut)
+		}
+	}
+}

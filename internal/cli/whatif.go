@@ -25,7 +25,16 @@ var reproduceTolerance = struct{ makespan, order float64 }{0.10, 0.8}
 type whatifReport struct {
 	Runs         []*metrics.Summary `json:"runs"`
 	Reproduction whatifAgreement    `json:"reproduction"`
-	Sentences    []string           `json:"sentences"`
+	// BaselineCheck is the baseline against the recording, class by
+	// class; Comparisons each policy against the simulated baseline (the
+	// baseline's own first), whose sentences are Sentences.
+	BaselineCheck whatif.Check        `json:"baseline_check"`
+	Comparisons   []whatif.Comparison `json:"comparisons"`
+	// Contended is false when every policy gives every job the same
+	// finish: nothing waited for room, and policies cannot differ.
+	Contended bool     `json:"contended"`
+	Sentences []string `json:"sentences"`
+	Warnings  []string `json:"warnings"`
 }
 
 type whatifAgreement struct {
@@ -65,12 +74,21 @@ Before the other columns are worth reading, the simulator must reproduce the
 recorded run under the scheduler that ran it: --baseline names it
 (kube-scheduler, spindle's model of Kubernetes' default scheduler, unless
 the cluster ran 'spindle kube schedule -p POLICY'). whatif prints how close
-that simulation comes (makespan, and the rank correlation of the jobs'
-completion order), and warns when it is off by more than 10 % or below 0.8.
+that simulation comes: makespan, the rank correlation of the jobs'
+completion order, the median per-job JCT error, and for each class (small
+and large jobs, jobs with deadlines) the mean JCT and wait simulated against
+recorded. It warns when the makespan is off by more than 10 %, the rank
+correlation is below 0.8, or any class is off by more than 15 %, and says
+when the recording is too small to check (fewer than 3 jobs completed).
 
-Then one sentence per policy says what it would change against the recorded
-run for small jobs, large jobs (by the DRESS rule), deadlines
-(spindle.io/deadline on the driver) and utilization.
+Then one sentence per policy says what it would change against the
+simulated baseline (so that the model's own error cancels), over the same
+jobs, with the recorded figure beside it, for small jobs, large jobs (by
+the DRESS rule), deadlines (spindle.io/deadline on the driver) and
+utilization; the baseline's own sentence states its error and claims no
+effect. Jobs still running when the recording stopped are left out of the
+comparisons and counted. When every policy gives every job the same finish,
+nothing contended and whatif says so.
 
 -o DIR writes the recorded run into DIR/as-recorded/ and each policy's into
 DIR/<policy>/ (summary.json, jobs.csv, timeline.csv), and DIR/report.html
@@ -135,17 +153,36 @@ into what -o DIR writes.`,
 				return err
 			}
 			recJobs := metrics.Jobs(w, o)
-			rec := metrics.Summarize(w, o, recJobs, metrics.Run{Policy: whatif.PolicyName, Admission: "as it ran", Estimates: "-", Workload: name})
+			rec := whatif.Summarize(w, o, recJobs, metrics.Run{Policy: whatif.PolicyName, Admission: "as it ran", Estimates: "-", Workload: name})
 			summaries := []*metrics.Summary{rec}
 			for _, out := range outs {
 				summaries = append(summaries, out.Summary)
 			}
 			metrics.CompareRuns(summaries)
 			a := whatif.Agree(recJobs, rec, outs[0].Jobs, outs[0].Summary)
-			reproduced := math.Abs(a.MakespanError) <= reproduceTolerance.makespan && a.OrderCorr >= reproduceTolerance.order
+			check := whatif.CheckBaseline(outs[0].Summary.Policy, recJobs, outs[0].Jobs)
+			reproduced := math.Abs(a.MakespanError) <= reproduceTolerance.makespan && a.OrderCorr >= reproduceTolerance.order &&
+				!check.TooFew && len(check.Warnings) == 0
 			var sentences []string
-			for _, out := range outs {
-				sentences = append(sentences, whatif.Sentence(rec, out.Summary))
+			var comparisons []whatif.Comparison
+			runs := make([][]metrics.Job, len(outs))
+			for i, out := range outs {
+				c := whatif.Compare(recJobs, outs[0].Jobs, out.Jobs, rec, outs[0].Summary, out.Summary)
+				comparisons = append(comparisons, c)
+				sentences = append(sentences, c.Sentence)
+				runs[i] = out.Jobs
+			}
+			contended := whatif.Contended(runs...)
+			warnings := append([]string{}, check.Warnings...)
+			if !reproduced && !check.TooFew && len(check.Warnings) == 0 {
+				warnings = append(warnings, fmt.Sprintf("the baseline is more than %.0f %% off on makespan or its completion order's rank correlation is below %.1f: read the other columns with care (docs/record.md, \"When the baseline does not reproduce\")",
+					100*reproduceTolerance.makespan, reproduceTolerance.order))
+			}
+			if check.TooFew {
+				warnings = append(warnings, fmt.Sprintf("the recording is too small to check the baseline (%d jobs completed both as recorded and simulated): no sentence below is backed by a check", check.Jobs))
+			}
+			if !contended {
+				warnings = append(warnings, whatif.NotContended)
 			}
 			if f.out != "" {
 				names := append([]string{"as-recorded"}, dirNames(summaries[1:])...)
@@ -166,7 +203,8 @@ into what -o DIR writes.`,
 			if f.json {
 				return metrics.WriteJSON(cmd.OutOrStdout(), whatifReport{Runs: summaries, Sentences: sentences, Reproduction: whatifAgreement{
 					Policy: a.Policy, RecordedMakespanS: a.RecordedMakespan, SimulatedMakespanS: a.Makespan,
-					MakespanError: finite(a.MakespanError), OrderCorrelation: finite(a.OrderCorr), Jobs: a.Common, Reproduced: reproduced}})
+					MakespanError: finite(a.MakespanError), OrderCorrelation: finite(a.OrderCorr), Jobs: a.Common, Reproduced: reproduced},
+					BaselineCheck: check, Comparisons: comparisons, Contended: contended, Warnings: warnings})
 			}
 			out := cmd.OutOrStdout()
 			// The table's header states the comparison's settings, which
@@ -174,7 +212,7 @@ into what -o DIR writes.`,
 			shown := *rec
 			shown.Seed, shown.Admission, shown.Estimates = outs[0].Summary.Seed, outs[0].Summary.Admission, outs[0].Summary.Estimates
 			printTable(out, append([]*metrics.Summary{&shown}, summaries[1:]...))
-			printWhatif(out, a, reproduced, sentences)
+			printWhatif(out, a, check, warnings, sentences)
 			return nil
 		},
 	}
@@ -186,11 +224,11 @@ into what -o DIR writes.`,
 	return cmd
 }
 
-func printWhatif(out io.Writer, a whatif.Agreement, reproduced bool, sentences []string) {
+func printWhatif(out io.Writer, a whatif.Agreement, check whatif.Check, warnings, sentences []string) {
 	fmt.Fprintf(out, "\nreproduction: %s.\n", a)
-	if !reproduced {
-		fmt.Fprintf(out, "warning: that is more than %.0f %% off or a rank correlation below %.1f: the simulation does not reproduce this recording well, so read the other columns with care (docs/record.md, \"When the baseline does not reproduce\").\n",
-			100*reproduceTolerance.makespan, reproduceTolerance.order)
+	fmt.Fprint(out, check)
+	for _, w := range warnings {
+		fmt.Fprintf(out, "warning: %s.\n", w)
 	}
 	fmt.Fprintln(out)
 	for _, s := range sentences {

@@ -28,6 +28,13 @@ type core struct {
 	queues   []string
 	queueSet map[string]bool
 	lat      latencies
+
+	malformedEx []string
+	// restarts and restartLost sum the workload pods' container restarts
+	// and the time their restarted runs took; restartPods counts those
+	// pods, approxStarts those whose first start is the pod's startTime.
+	restarts, restartPods, approxStarts int64
+	restartLost                         time.Duration
 }
 
 // sink receives the workload: a Streamer writes it out job by job; a
@@ -65,7 +72,24 @@ func (c *core) external(reason string, n int64) { c.ext.add(reason, n) }
 func (c *core) problem(reason, example string)  { c.adjust(reason, 1); c.example(example) }
 func (c *core) malformed(where string, err error) {
 	c.left("malformed objects", 1)
-	c.example(where + ": " + err.Error())
+	msg := where + ": " + err.Error()
+	c.example(msg)
+	if len(c.malformedEx) < maxExamples {
+		c.malformedEx = append(c.malformedEx, msg)
+	}
+}
+
+// restarted counts a workload pod's restarts, timed from its first start.
+func (c *core) restarted(p *podRec, st *stamps) {
+	if st.restarts == 0 {
+		return
+	}
+	c.restarts += st.restarts
+	c.restartPods++
+	c.restartLost += st.lost
+	if st.approxStart {
+		c.approxStarts++
+	}
 }
 
 func (c *core) example(msg string) {
@@ -91,6 +115,10 @@ func (c *core) latency(p *podRec) {
 		c.lat.add(p.started.Sub(p.bound))
 	}
 }
+
+// maxLatency is where the latency histogram stops: longer latencies count
+// as this long, and the summary says how many did.
+const maxLatency = 2 * time.Minute
 
 func (c *core) written(j *jobRec, pods int) {
 	c.kinds[j.id.Kind.String()]++
@@ -152,6 +180,8 @@ func (c *core) finish() (*Summary, error) {
 		Nodes: c.nodes.count(), NodeGroups: len(cl.Nodes),
 		LaunchDelay: delay, LaunchJitter: jitter,
 		Left: c.leftOut, External: c.ext, Adjusted: c.adjusted, Examples: c.examples,
+		Malformed: c.malformedEx, Restarts: c.restarts, RestartedPods: c.restartPods, RestartLost: c.restartLost,
+		ApproxStarts: c.approxStarts, LatencyCapped: c.lat.capped,
 	}
 	if c.first >= 0 {
 		s.Span = time.Duration(c.last-c.first) * time.Microsecond
@@ -172,8 +202,8 @@ func (c *core) finish() (*Summary, error) {
 // two minutes (the rest in the last bucket; a quantile is its bucket's
 // lower edge): the median and spread need no list of every pod.
 type latencies struct {
-	n       int64
-	buckets [12001]int64
+	n, capped int64 // capped: latencies of maxLatency or more
+	buckets   [12001]int64
 }
 
 const latBucket = 10 * time.Millisecond
@@ -182,6 +212,9 @@ func (l *latencies) add(d time.Duration) {
 	i := int(max(d, 0) / latBucket)
 	if i >= len(l.buckets) {
 		i = len(l.buckets) - 1
+	}
+	if d >= maxLatency {
+		l.capped++
 	}
 	l.buckets[i]++
 	l.n++

@@ -138,6 +138,29 @@ func (b *builder) uniqueID(id string) string {
 	return fmt.Sprintf("%s#%d", id, n)
 }
 
+// kept reports whether build would keep j: a pod of it ran, and, when
+// running jobs are dropped, none is still running or pending.
+func (j *jobRec) kept(running string) bool {
+	ran := false
+	for _, p := range j.pods {
+		switch {
+		case !p.ran() && p.over():
+		case !p.ran():
+			if running == RunningDrop {
+				return false
+			}
+		case !p.over():
+			if running == RunningDrop {
+				return false
+			}
+			ran = true
+		default:
+			ran = true
+		}
+	}
+	return ran
+}
+
 // build makes the workload job of j, recorded until end (zero: every pod
 // is over). ok is false when the job is left out; the reason is counted.
 func (b *builder) build(j *jobRec, running string, largest func(resource.Vector) resource.Vector) (wj workload.Job, ok bool) {

@@ -136,6 +136,20 @@ func (t *nodeTable) advance(now time.Time) {
 		}
 		t.closeStep(t.step)
 		t.stepAt = stepEnd
+		// Every whole step from here to now holds what is held now: the
+		// first of them writes its value if it changed, the others would
+		// repeat it (closeStep writes no repeat), so they are skipped at
+		// once. A long quiet span costs one step, not one per LoadStep.
+		if full := now.Sub(t.stepAt) / t.step; full >= 2 {
+			for _, g := range t.groups {
+				for d := range g.area {
+					g.area[d] = float64(g.held[d]) * t.step.Seconds()
+				}
+			}
+			t.closeStep(t.step)
+			t.stepAt = t.stepAt.Add(full * t.step)
+			t.now = t.stepAt
+		}
 	}
 }
 

@@ -70,6 +70,14 @@ type stamps struct {
 	created, scheduled, started, finished time.Time
 	node                                  string
 	terminal, failed, deleting            bool
+	// restarts counts the containers' restarts; lost is the time from
+	// the pod's first start to its latest (the runs restarted).
+	restarts int64
+	lost     time.Duration
+	// approxStart is set when the first start is the pod's startTime: a
+	// container restarted more than once, so its first run's start is no
+	// longer in its status.
+	approxStart bool
 }
 
 func readStamps(p *v1.Pod) stamps {
@@ -82,6 +90,7 @@ func readStamps(p *v1.Pod) stamps {
 	s.terminal = podmap.Terminal(p)
 	s.failed = p.Status.Phase == v1.PodFailed
 	allDone := true
+	var latest time.Time
 	for _, list := range [][]v1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
 		for _, c := range list {
 			var st, fin time.Time
@@ -94,6 +103,21 @@ func readStamps(p *v1.Pod) stamps {
 			default:
 				allDone = false
 			}
+			if st.After(latest) {
+				latest = st
+			}
+			// A restarted container's current state is its latest run;
+			// its last termination holds the run before, and the pod
+			// started with its first.
+			if c.RestartCount > 0 {
+				s.restarts += int64(c.RestartCount)
+				if prev := c.LastTerminationState.Terminated; prev != nil && !prev.StartedAt.IsZero() {
+					st = earliest(st, prev.StartedAt.Time)
+				}
+				if c.RestartCount > 1 && p.Status.StartTime != nil {
+					st, s.approxStart = earliest(st, p.Status.StartTime.Time), true
+				}
+			}
 			if !st.IsZero() && (s.started.IsZero() || st.Before(s.started)) {
 				s.started = st
 			}
@@ -101,6 +125,9 @@ func readStamps(p *v1.Pod) stamps {
 				s.finished = fin
 			}
 		}
+	}
+	if s.restarts > 0 && !s.started.IsZero() && latest.After(s.started) {
+		s.lost = latest.Sub(s.started)
 	}
 	if s.started.IsZero() && (p.Status.Phase == v1.PodRunning || s.terminal) && p.Status.StartTime != nil {
 		// Running or ended without container times: the kubelet's start
@@ -111,6 +138,14 @@ func readStamps(p *v1.Pod) stamps {
 		s.finished = time.Time{}
 	}
 	return s
+}
+
+// earliest is the earlier of two times, a zero one not counting.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || !b.IsZero() && b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // refine picks a transition's time from the object's stamp (the second it
@@ -159,20 +194,42 @@ const (
 	staticPod
 	otherScheduler
 	unselected
+	service
+	loneService
 )
 
 func (c class) reason() string {
-	return [...]string{"", "daemonset pods", "static pods", "pods of other schedulers", "pods outside --selector"}[c]
+	return [...]string{"", "daemonset pods", "static pods", "pods of other schedulers", "pods outside --selector",
+		"pods of Deployments, StatefulSets and ReplicaSets (services, not batch work)",
+		"lone pods still running with restartPolicy Always (services, not batch work)"}[c]
 }
+
+// serviceOwners are the controllers whose pods run until they are
+// replaced: services, not batch work. What they hold is load from outside
+// the workload.
+var serviceOwners = []string{"ReplicaSet", "StatefulSet", "ReplicationController", "Deployment"}
 
 func classify(p *v1.Pod, o *Options) class {
 	for _, ref := range p.OwnerReferences {
-		if ref.Kind == "DaemonSet" && ref.Controller != nil && *ref.Controller {
+		if ref.Controller == nil || !*ref.Controller {
+			continue
+		}
+		if ref.Kind == "DaemonSet" {
 			return daemonSet
 		}
 	}
 	if _, ok := p.Annotations[v1.MirrorPodAnnotationKey]; ok {
 		return staticPod
+	}
+	// The kubelet's own view of a static pod (its /pods endpoint) has no
+	// mirror annotation, only the source it came from.
+	if src := p.Annotations["kubernetes.io/config.source"]; src == "file" || src == "http" {
+		return staticPod
+	}
+	for _, ref := range p.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller && slices.Contains(serviceOwners, ref.Kind) {
+			return service
+		}
 	}
 	if len(o.Schedulers) > 0 && !slices.Contains(o.Schedulers, p.Spec.SchedulerName) {
 		return otherScheduler
@@ -181,6 +238,17 @@ func classify(p *v1.Pod, o *Options) class {
 		return unselected
 	}
 	return inWorkload
+}
+
+// longRunning reports whether a pod of no controller that a snapshot
+// shows still running is a service rather than a task: it restarts
+// whatever happens (restartPolicy Always, the default), so it is not meant
+// to end. Batch pods (Jobs, Spark) run with Never or OnFailure.
+func longRunning(p *v1.Pod, st *stamps) bool {
+	if !podmap.Identify(p).Lone || st.terminal || st.node == "" || st.started.IsZero() {
+		return false
+	}
+	return p.Spec.RestartPolicy == "" || p.Spec.RestartPolicy == v1.RestartPolicyAlways
 }
 
 // span is where a step's time is known to lie: [lo, hi] (hi exclusive for

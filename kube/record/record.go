@@ -105,9 +105,22 @@ type Summary struct {
 	// Examples are the first few problem messages (malformed objects, clock
 	// skew), for the user to look at.
 	Examples []string
+	// Malformed are the first few malformed objects' messages (each
+	// also among Examples).
+	Malformed []string
 	// Objects counts the objects a snapshot's files held (pods, nodes,
 	// events); 0 for a recording.
 	Objects int64
+	// Restarts counts the workload pods' container restarts, over
+	// RestartedPods pods; RestartLost is the time their restarted runs
+	// took (from each pod's first start to its latest), which the tasks'
+	// durations include. ApproxStarts counts pods whose first start is
+	// their startTime (a container restarted more than once).
+	Restarts, RestartedPods, ApproxStarts int64
+	RestartLost                           time.Duration
+	// LatencyCapped counts pod start latencies of two minutes or more,
+	// counted as two minutes in the median.
+	LatencyCapped int64
 }
 
 // Count is a number of things for one reason.
@@ -140,6 +153,9 @@ func (s *Summary) Write(w io.Writer) {
 	if s.LaunchDelay > 0 {
 		fmt.Fprintf(w, "pod start latency (binding to container start): median %s, jitter %.2f\n", s.LaunchDelay.Round(time.Millisecond), s.LaunchJitter)
 	}
+	for _, n := range s.Notes() {
+		fmt.Fprintln(w, n)
+	}
 	for _, c := range s.External {
 		fmt.Fprintf(w, "external load: %d %s\n", c.N, c.Reason)
 	}
@@ -152,6 +168,24 @@ func (s *Summary) Write(w io.Writer) {
 	for _, e := range s.Examples {
 		fmt.Fprintf(w, "  %s\n", e)
 	}
+}
+
+// Notes are the summary's facts beyond its counts: restarts and the
+// latency cap.
+func (s *Summary) Notes() []string {
+	var out []string
+	if s.Restarts > 0 {
+		n := fmt.Sprintf("restarts: %d pods restarted containers %d times; each is timed from its first start, so its task includes %s of restarted runs in all",
+			s.RestartedPods, s.Restarts, s.RestartLost.Round(time.Second))
+		if s.ApproxStarts > 0 {
+			n += fmt.Sprintf(" (%d pods restarted more than once: their first start is the pod's startTime)", s.ApproxStarts)
+		}
+		out = append(out, n)
+	}
+	if s.LatencyCapped > 0 {
+		out = append(out, fmt.Sprintf("pod start latency: %d pods took %s or more from binding to start, counted as %s in the median", s.LatencyCapped, maxLatency, maxLatency))
+	}
+	return out
 }
 
 func kinds(m map[string]int) string {

@@ -1,18 +1,20 @@
 package record
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/spindle-sched/spindle/kube/podmap"
@@ -21,8 +23,9 @@ import (
 )
 
 // Input is one file of a snapshot: the output of `kubectl get pods -A -o
-// json`, `kubectl get nodes -o json` or `kubectl get events -A -o json`
-// (a List, or a single object), plain or gzipped.
+// json`, `kubectl get nodes -o json` or `kubectl get events -A -o json`,
+// or of any tool that writes pods, nodes and events as JSON or YAML (see
+// decode.go), plain or gzipped.
 type Input struct {
 	Name string
 	Open func() (io.ReadCloser, error)
@@ -35,19 +38,22 @@ type SnapshotOptions struct {
 	// node list; Nodes their number (0: the distinct nodes the pods name).
 	Machine resource.Vector
 	Nodes   int
+	// Namespace, when set, keeps only the pods of that namespace (the
+	// others are neither workload nor load), as kube record -n does.
+	Namespace string
 }
 
-// FileError is a snapshot file that cannot be read on: not JSON, cut
-// short, or not a list of pods, nodes or events.
+// FileError is a snapshot file that cannot be read on: not JSON or YAML,
+// cut short, or in an encoding that is not read.
 type FileError struct {
-	File string
-	Item int // -1 when the problem is not in an item
-	Msg  string
+	File  string
+	Where string // where in the file ("items[3]", "document 2", ...); "" for the file as a whole
+	Msg   string
 }
 
 func (e *FileError) Error() string {
-	if e.Item >= 0 {
-		return fmt.Sprintf("%s: items[%d]: %s", e.File, e.Item, e.Msg)
+	if e.Where != "" {
+		return e.File + ": " + e.Where + ": " + e.Msg
 	}
 	return e.File + ": " + e.Msg
 }
@@ -57,33 +63,31 @@ func (e *FileError) Error() string {
 // garbage-collected, so a snapshot holds recent history), the nodes if
 // given, and the events if given (their Scheduled events time each
 // binding to the microsecond; pods they name that the pod list lacks were
-// garbage-collected, and are counted). Each file is read as a stream, one
-// item at a time: memory holds a compact record of each pod, never the
-// files. A malformed item is counted, named in the summary and skipped; a
-// file that is not a list of pods, nodes or events, or is cut short, is an
-// error naming it.
+// garbage-collected, and are counted). Each input may hold any mix of
+// pods, nodes, events and other kinds (skipped and counted), as JSON or
+// YAML (decode.go says which shapes). Each file is read twice as a stream,
+// one object at a time: first its nodes and events and each pod's version
+// (the same pod twice keeps its latest), then its pods; memory holds a
+// compact record of each pod, never the files. A malformed object is
+// counted, named in the summary and skipped; a file that cannot be read
+// on is an error naming it and where.
 func Snapshot(inputs []Input, opt SnapshotOptions) (*workload.Workload, *Summary, error) {
 	col := &collector{}
 	c, err := newCore(col, opt.Options)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &snapshot{c: c, opt: opt, jobs: map[string]*jobRec{}, bindAt: map[types.UID]time.Time{}, named: map[types.UID]bool{}}
-	kinds := make([]string, len(inputs))
-	for i, in := range inputs {
-		if kinds[i], err = s.kindOf(in); err != nil {
+	s := &snapshot{c: c, opt: opt, jobs: map[string]*jobRec{}, bindAt: map[types.UID]time.Time{}, named: map[types.UID]bool{},
+		versions: map[uint64]podVersion{}, seed: maphash.MakeSeed(), podNodes: map[string]bool{}}
+	for _, in := range inputs {
+		if err := eachObject(in, func(o *object) error { return s.scan(in.Name, o) }); err != nil {
 			return nil, nil, err
 		}
 	}
-	// Nodes first (pods count on them), events next (they time the
-	// bindings), pods last.
-	for _, want := range []string{"Node", "Event", "Pod"} {
-		for i, in := range inputs {
-			if kinds[i] == want {
-				if err := s.read(in, want); err != nil {
-					return nil, nil, err
-				}
-			}
+	s.seq, s.objects = 0, 0
+	for _, in := range inputs {
+		if err := eachRawObject(in, func(o *object) error { return s.readPod(in.Name, o) }); err != nil {
+			return nil, nil, err
 		}
 	}
 	sum, err := s.finish()
@@ -123,13 +127,27 @@ type snapshot struct {
 	// the pods events name that the pod list has not had (yet).
 	bindAt map[types.UID]time.Time
 	named  map[types.UID]bool
+	// versions is, for each pod UID (hashed), the pod object to keep: the
+	// one with the highest resourceVersion, else the last seen; seq
+	// numbers the pod objects in reading order.
+	versions map[uint64]podVersion
+	seed     maphash.Seed
+	seq      int64
+	// isPod marks, per object in reading order, the pods: the second
+	// pass reads only those, without deciding kinds again.
+	isPod []bool
 	// outside are the intervals during which pods outside the workload
 	// held resources on their nodes.
 	outside    []interval
-	podNodes   map[string]bool // nodes the pods name, for a snapshot without a node list
+	podNodes   map[string]bool // nodes the pods name
 	nodesGiven bool
 	latest     time.Time // the latest time any object states: the snapshot's end
 	objects    int64
+}
+
+type podVersion struct {
+	seq int64
+	rv  uint64 // 0 when not a number
 }
 
 type interval struct {
@@ -144,201 +162,100 @@ func (s *snapshot) see(t time.Time) {
 	}
 }
 
-// open returns a buffered reader of the input, gunzipped when it starts
-// with gzip's magic number.
-func open(in Input) (*bufio.Reader, func(), error) {
-	rc, err := in.Open()
-	if err != nil {
-		return nil, nil, fmt.Errorf("snapshot input: %w", err)
-	}
-	br := bufio.NewReaderSize(rc, 64<<10)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			rc.Close()
-			return nil, nil, &FileError{File: in.Name, Item: -1, Msg: "gzip: " + err.Error()}
-		}
-		return bufio.NewReaderSize(zr, 64<<10), func() { rc.Close() }, nil
-	}
-	return br, func() { rc.Close() }, nil
+// eventObject is a core/v1 Event, or an events.k8s.io/v1 one (which names
+// its pod in regarding).
+type eventObject struct {
+	v1.Event
+	Regarding                *v1.ObjectReference `json:"regarding"`
+	DeprecatedFirstTimestamp metav1.Time         `json:"deprecatedFirstTimestamp"`
 }
 
-// kindOf reads an input until its first item and returns the item's kind
-// (Pod, Node or Event); "" for an empty list.
-func (s *snapshot) kindOf(in Input) (string, error) {
-	kind := ""
-	errFound := errors.New("found")
-	err := s.items(in, func(i int, dec *json.Decoder) error {
-		var k struct{ Kind string }
-		if err := dec.Decode(&k); err != nil || k.Kind == "" {
-			if fatal(err) {
-				return err
-			}
-			return &FileError{File: in.Name, Item: i, Msg: "an object without a kind: want a list of pods, nodes or events (kubectl get ... -o json)"}
+// scan is the first pass over an object: nodes and events are taken, pods
+// noted by version, other kinds counted.
+func (s *snapshot) scan(file string, o *object) error {
+	s.objects++
+	s.isPod = append(s.isPod, o.kind == "Pod")
+	where := file + ": " + o.where
+	switch o.kind {
+	case "Node":
+		var n v1.Node
+		if err := json.Unmarshal(o.raw, &n); err != nil {
+			s.c.malformed(where, err)
+			return nil
 		}
-		kind = k.Kind
-		return errFound
-	})
-	if err != nil && !errors.Is(err, errFound) {
-		return "", s.fileError(in, err)
-	}
-	switch kind {
-	case "Pod", "Node", "Event", "":
-		return kind, nil
-	}
-	return "", &FileError{File: in.Name, Item: 0, Msg: fmt.Sprintf("a list of %s: want pods, nodes or events (kubectl get pods|nodes|events -o json)", kind)}
-}
-
-// fatal reports whether a decoding error leaves the stream unreadable (a
-// syntax error, a cut), rather than one value that did not fit its type.
-func fatal(err error) bool {
-	var se *json.SyntaxError
-	return errors.As(err, &se) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-}
-
-// itemError is a file's stream broken at an item.
-type itemError struct {
-	item   int
-	offset int64
-	err    error
-}
-
-func (e *itemError) Error() string { return e.err.Error() }
-
-// fileError names the file and the item of an error from items.
-func (s *snapshot) fileError(in Input, err error) error {
-	var fe *FileError
-	if errors.As(err, &fe) {
-		return err
-	}
-	var ie *itemError
-	if !errors.As(err, &ie) {
-		return fmt.Errorf("snapshot input %s: %w", in.Name, err)
-	}
-	msg := ie.err.Error()
-	if errors.Is(ie.err, io.EOF) || errors.Is(ie.err, io.ErrUnexpectedEOF) {
-		msg = "the file ends in the middle of a value (cut short?)"
-	}
-	return &FileError{File: in.Name, Item: ie.item, Msg: fmt.Sprintf("%s (byte %d)", msg, ie.offset)}
-}
-
-// items calls fn for every item of the input's list (or for the input
-// itself when it is a single object), streaming: fn decodes the item from
-// dec, and must consume it whole.
-func (s *snapshot) items(in Input, fn func(i int, dec *json.Decoder) error) error {
-	br, closeFn, err := open(in)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	dec := json.NewDecoder(br)
-	bad := func(item int, err error) error { return &itemError{item: item, offset: dec.InputOffset(), err: err} }
-	tok, err := dec.Token()
-	if err != nil {
-		return bad(-1, err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return &FileError{File: in.Name, Item: -1, Msg: "not a JSON object: want the output of kubectl get ... -o json"}
-	}
-	single := map[string]json.RawMessage{}
-	hasItems := false
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return bad(-1, err)
+		if n.Name == "" {
+			s.c.malformed(where, errors.New("a node without a name"))
+			return nil
 		}
-		key, _ := kt.(string)
-		if key != "items" {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return bad(-1, err)
-			}
-			single[key] = raw
-			continue
+		s.nodesGiven = true
+		s.c.nodes.node(&n)
+	case "Event":
+		var e eventObject
+		if err := json.Unmarshal(o.raw, &e); err != nil {
+			s.c.malformed(where, err)
+			return nil
 		}
-		hasItems = true
-		if tok, err := dec.Token(); err != nil {
-			return bad(-1, err)
-		} else if d, ok := tok.(json.Delim); !ok || d != '[' {
-			if tok == nil {
-				continue // "items": null, an empty list
-			}
-			return &FileError{File: in.Name, Item: -1, Msg: "items is not a list"}
+		if e.InvolvedObject.UID == "" && e.Regarding != nil {
+			e.InvolvedObject = *e.Regarding
 		}
-		for i := 0; dec.More(); i++ {
-			if err := fn(i, dec); err != nil {
-				if fatal(err) {
-					return bad(i, err)
-				}
-				return err
-			}
+		if e.FirstTimestamp.IsZero() {
+			e.FirstTimestamp = e.DeprecatedFirstTimestamp
 		}
-		if _, err := dec.Token(); err != nil {
-			return bad(-1, err)
+		s.event(&e.Event)
+	case "Pod":
+		s.seq++
+		if o.uid == "" {
+			return nil // the second pass says what is wrong with it
 		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return bad(-1, err)
-	}
-	if !hasItems {
-		// A single object, as `kubectl get pod NAME -o json` prints.
-		raw, err := json.Marshal(single)
-		if err != nil {
-			return bad(-1, err)
+		key := maphash.String(s.seed, o.uid)
+		rv, _ := strconv.ParseUint(o.version, 10, 64)
+		if old, ok := s.versions[key]; ok && old.rv > 0 && rv > 0 && rv < old.rv {
+			return nil // an older version seen after a newer one
 		}
-		return fn(0, json.NewDecoder(bytes.NewReader(raw)))
+		s.versions[key] = podVersion{seq: s.seq, rv: rv}
+	case "":
+		if t := bytes.TrimSpace(o.raw); len(t) == 0 || t[0] != '{' {
+			s.c.malformed(where, errors.New("not an object"))
+			return nil
+		}
+		s.c.left("objects whose kind neither they, their list nor their shape tells", 1)
+	default:
+		s.c.left(o.kind+" objects (neither pods, nodes nor events)", 1)
 	}
 	return nil
 }
 
-// read handles every item of an input of the given kind. An item that
-// does not fit its type is malformed: counted, named and skipped.
-func (s *snapshot) read(in Input, kind string) error {
-	err := s.items(in, func(i int, dec *json.Decoder) error {
-		s.objects++
-		where := fmt.Sprintf("%s: items[%d]", in.Name, i)
-		switch kind {
-		case "Node":
-			var n v1.Node
-			if err := dec.Decode(&n); err != nil {
-				if fatal(err) {
-					return err
-				}
-				s.c.malformed(where, err)
-				return nil
-			}
-			s.nodesGiven = true
-			s.c.nodes.node(&n)
-		case "Event":
-			var e v1.Event
-			if err := dec.Decode(&e); err != nil {
-				if fatal(err) {
-					return err
-				}
-				s.c.malformed(where, err)
-				return nil
-			}
-			s.event(&e)
-		case "Pod":
-			var p v1.Pod
-			if err := dec.Decode(&p); err != nil {
-				if fatal(err) {
-					return err
-				}
-				s.c.malformed(where, err)
-				return nil
-			}
-			if p.UID == "" || p.Name == "" {
-				s.c.malformed(where, errors.New("a pod without a name or UID"))
-				return nil
-			}
-			s.pod(&p, where)
-		}
-		return nil
-	})
-	if err != nil {
-		return s.fileError(in, err)
+// readPod is the second pass over an object: a pod's version to keep is
+// read into the workload.
+func (s *snapshot) readPod(file string, o *object) error {
+	i := s.objects
+	s.objects++
+	if i >= int64(len(s.isPod)) {
+		return &FileError{File: file, Where: o.where, Msg: "the file changed while it was read"}
 	}
+	if !s.isPod[i] {
+		return nil
+	}
+	s.seq++
+	where := file + ": " + o.where
+	var p v1.Pod
+	if err := json.Unmarshal(o.raw, &p); err != nil {
+		s.c.malformed(where, err)
+		return nil
+	}
+	if p.UID == "" || p.Name == "" {
+		s.c.malformed(where, errors.New("a pod without a name or UID"))
+		return nil
+	}
+	if v, ok := s.versions[maphash.String(s.seed, string(p.UID))]; ok && v.seq != s.seq {
+		s.c.left("duplicate pods (the same UID again: overlapping dumps), the latest version kept", 1)
+		return nil
+	}
+	if s.opt.Namespace != "" && p.Namespace != s.opt.Namespace {
+		s.c.left("pods of other namespaces than --namespace", 1)
+		return nil
+	}
+	s.pod(&p, where)
 	return nil
 }
 
@@ -369,13 +286,14 @@ func (s *snapshot) pod(p *v1.Pod, where string) {
 	for _, t := range []time.Time{st.created, st.scheduled, st.started, st.finished} {
 		s.see(t)
 	}
-	if st.node != "" && !s.nodesGiven {
-		if s.podNodes == nil {
-			s.podNodes = map[string]bool{}
-		}
+	if st.node != "" {
 		s.podNodes[st.node] = true
 	}
-	if cl := classify(p, &s.c.opt); cl != inWorkload {
+	cl := classify(p, &s.c.opt)
+	if cl == inWorkload && longRunning(p, &st) {
+		cl = loneService
+	}
+	if cl != inWorkload {
 		s.c.external(cl.reason(), 1)
 		if st.node == "" || st.scheduled.IsZero() && st.started.IsZero() {
 			return
@@ -435,6 +353,7 @@ func (s *snapshot) pod(p *v1.Pod, where string) {
 		s.c.problem("clock skew between pod timestamps, clamped", fmt.Sprintf("%s: pod %s: a step stamped a whole second before the step before it", where, rec.name))
 	}
 	rec.created, rec.bound, rec.started, rec.ended, rec.failed = ts[0], ts[1], ts[2], ts[3], st.failed
+	s.c.restarted(rec, &st)
 	j.add(rec)
 }
 
@@ -466,9 +385,17 @@ func (s *snapshot) finish() (*Summary, error) {
 		}
 		return jobs[a].key < jobs[b].key
 	})
+	// The time origin is the first job the workload keeps: a job left
+	// out (still running, never ran) must not move every time.
 	origin := s.latest
-	if len(jobs) > 0 {
-		origin = first(jobs[0])
+	for _, j := range jobs {
+		if j.kept(c.opt.Running) {
+			origin = first(j)
+			break
+		}
+	}
+	if s.nodesGiven {
+		s.unlistedNodes()
 	}
 	// The snapshot was taken after its last stamp's second began.
 	end := s.latest.Add(time.Second)
@@ -480,6 +407,25 @@ func (s *snapshot) finish() (*Summary, error) {
 		}
 	}
 	return c.finish()
+}
+
+// unlistedNodes warns of nodes the pods name that the node list lacks: a
+// node list from another cluster, or nodes gone before it was taken. What
+// pods outside the workload held there is dropped.
+func (s *snapshot) unlistedNodes() {
+	var missing []string
+	for name := range s.podNodes {
+		if r := s.c.nodes.byName[name]; r == nil || r.group < 0 {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	sort.Strings(missing)
+	s.c.left("nodes the pods name that the node list lacks (another cluster's list, or nodes gone): load there dropped", int64(len(missing)))
+	shown := missing[:min(len(missing), 5)]
+	s.c.example("nodes missing from the node list: " + strings.Join(shown, ", "))
 }
 
 // machineNodes makes the cluster from the options when the snapshot has no

@@ -143,7 +143,6 @@ func TestSnapshotBadInput(t *testing.T) {
 	}{
 		{"cut short", []Input{input("pods.json", good[:len(good)/2]), nodes}, "pods.json: items["},
 		{"not JSON", []Input{input("pods.json", []byte("NAME READY STATUS\nfoo 1/1 Running\n")), nodes}, "pods.json: "},
-		{"a list of something else", []Input{input("cm.json", list(t, "ConfigMap", map[string]any{"metadata": map[string]string{"name": "x"}})), nodes}, "cm.json: items[0]: a list of ConfigMap"},
 		{"no nodes and no machine size", []Input{input("pods.json", good)}, "no node list"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -156,6 +155,12 @@ func TestSnapshotBadInput(t *testing.T) {
 				t.Errorf("err is %T, want *FileError", err)
 			}
 		})
+	}
+	// Another kind is skipped and counted, not an error: a directory or
+	// a 'kubectl get all' list holds many.
+	if _, s, err := Snapshot([]Input{input("cm.json", list(t, "ConfigMap", map[string]any{"metadata": map[string]string{"name": "x"}})), nodes}, SnapshotOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "no job was recorded") || !strings.Contains(summaryText(s), "left out: 1 ConfigMap objects (neither pods, nodes nor events)") {
+		t.Errorf("a list of ConfigMaps: %v", err)
 	}
 	// A malformed item is counted, named and skipped.
 	w, s, err := Snapshot([]Input{input("pods.json", malformed), nodes}, SnapshotOptions{})
