@@ -12,7 +12,15 @@
 //     exponential backoff (1 s, doubling, at most 10 s). Since v1.33 (SchedulerPopFromBackoffQ, on by
 //     default) a pod in backoff is still popped when no other pod is ready,
 //     so backoff orders pods and does not delay them: pods whose backoff
-//     has expired come first, then those still backing off by expiry.
+//     has expired come first, then those still backing off by expiry
+//     (its end truncated to the whole second, as the backoff queue orders
+//     pods in windows of a second; in one window, as the active queue).
+//   - cycle (default 0) bounds how many waiting pods the scheduler tries
+//     again between two events, for a scheduler too busy to try them all:
+//     those not reached keep their place and come first next time. On the
+//     live runs measured (docs/record.md, "The closed loop") kube-scheduler
+//     made up to 1,260 attempts a second and was idle most of the time, so
+//     the default leaves it off.
 //   - No head-of-line blocking: a pod that fits no node is passed over.
 //   - Filtering: the node has room for the pod's requests and may take it
 //     (selectors, taints: the request's Eligible).
