@@ -18,7 +18,7 @@
 //   - cycle (default 0) bounds how many waiting pods the scheduler tries
 //     again between two events, for a scheduler too busy to try them all:
 //     those not reached keep their place and come first next time. On the
-//     live runs measured (docs/record.md, "The closed loop") kube-scheduler
+//     live runs measured (BENCHMARKS.md, "The closed loop") kube-scheduler
 //     made up to 1,260 attempts a second and was idle most of the time, so
 //     the default leaves it off.
 //   - No head-of-line blocking: a pod that fits no node is passed over.
