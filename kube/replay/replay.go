@@ -111,7 +111,7 @@ type Replayer struct {
 	retries      int
 	runningTasks int // task pods seen running and not yet ended
 	ourDeletes   map[string]bool
-	actions      chan action
+	actions      *lanes
 	actionErrs   chan error
 	wg           sync.WaitGroup
 	now          func() time.Time
@@ -309,7 +309,7 @@ func (r *Replayer) Play(ctx context.Context) (res *Result, err error) {
 		return nil, fmt.Errorf("watch pods in namespace %s: %w", r.opt.Namespace, context.Cause(ctx))
 	}
 
-	r.actions = make(chan action, 1<<14)
+	r.actions = newLanes()
 	r.actionErrs = make(chan error, r.opt.Workers)
 	actx, acancel := context.WithCancel(ctx)
 	for range r.opt.Workers {
@@ -317,7 +317,7 @@ func (r *Replayer) Play(ctx context.Context) (res *Result, err error) {
 		go r.worker(actx)
 	}
 	defer func() {
-		close(r.actions)
+		r.actions.close()
 		acancel()
 		r.wg.Wait()
 	}()
@@ -348,7 +348,11 @@ func sendPod(ch chan<- podEvent, o any, deleted bool) {
 func (r *Replayer) worker(ctx context.Context) {
 	defer r.wg.Done()
 	pods := r.opt.Client.CoreV1().Pods(r.opt.Namespace)
-	for a := range r.actions {
+	for {
+		a, ok := r.actions.pop()
+		if !ok {
+			return
+		}
 		var err error
 		switch {
 		case a.create != nil:
@@ -503,12 +507,16 @@ func (r *Replayer) create(p *corev1.Pod, st *podState) {
 	st.created, st.bound, st.running, st.ended = -1, -1, -1, -1
 	r.pods[p.Name] = st
 	r.created++
-	r.actions <- action{create: p}
+	r.actions.push(st.job.idx, action{create: p})
 }
 
 func (r *Replayer) deletePod(name string) {
 	r.ourDeletes[name] = true
-	r.actions <- action{delete: name}
+	job := -1
+	if st := r.pods[name]; st != nil {
+		job = st.job.idx
+	}
+	r.actions.push(job, action{delete: name})
 }
 
 // observe records what one pod event shows and reacts as the application.

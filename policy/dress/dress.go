@@ -203,6 +203,10 @@ type Policy struct {
 	// taskUnits is what the running task containers of each category
 	// hold, for release=const.
 	taskUnits [2]int64
+	// held is every container holding resources, by its category: a
+	// cluster whose capacity changes (a live cluster's nodes joining
+	// after the scheduler started) re-measures them in the new units.
+	held map[*sched.Container]Category
 
 	rec recorder
 	rt  retune
@@ -239,7 +243,7 @@ func New(v *sched.View, cfg Config) (*Policy, error) {
 		return nil, err
 	}
 	capacity := v.Cluster().Capacity()
-	p := &Policy{v: v, cfg: cfg, horizon: cfg.Horizon, m: newMeter(capacity), delta: cfg.Delta0}
+	p := &Policy{v: v, cfg: cfg, horizon: cfg.Horizon, m: newMeter(capacity), delta: cfg.Delta0, held: map[*sched.Container]Category{}}
 	if p.horizon <= 0 {
 		p.horizon = cfg.Interval
 	}
@@ -340,6 +344,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 	p.touch(j)
 	switch c.State() {
 	case sched.Allocated:
+		p.held[c] = cat
 		p.pools[cat].used += size
 		if !c.IsAM() {
 			p.pools[cat].taskContainers++
@@ -361,6 +366,7 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 		if from == sched.New || from == sched.Reserved {
 			return // never held resources
 		}
+		delete(p.held, c)
 		p.pools[cat].used -= size
 		if !c.IsAM() {
 			p.pools[cat].taskContainers--
@@ -399,6 +405,33 @@ func (p *Policy) maxLimit(cat Category) int64 {
 		return int64(math.Round(p.cfg.DeltaMax * float64(Total)))
 	}
 	return Total - int64(math.Round(p.cfg.DeltaMin*float64(Total)))
+}
+
+// ClusterChanged follows a cluster whose capacity changes: the pools, the
+// classification and the AM limit are shares of the cluster, so they are
+// measured again against the new capacity, and what each pool holds is
+// re-counted in the new units. Live, 'spindle kube schedule' starts before
+// the nodes it will schedule on have joined (a replay creates them): with
+// the capacity of the cluster at its start, dress and dress+ kept an AM
+// limit and pools sized for the nodes present then, and held most of a
+// larger cluster idle (a replay came out at utilization 0.34 against 0.73
+// simulated).
+func (p *Policy) ClusterChanged(*cluster.Node) {
+	capacity := p.v.Cluster().Capacity()
+	if capacity == p.m.capacity {
+		return
+	}
+	p.m = newMeter(capacity)
+	p.amLimit = sched.AMLimit(capacity, p.cfg.MaxAMPercent)
+	p.pools[SD].used, p.pools[LD].used = 0, 0
+	p.taskUnits = [2]int64{}
+	for c, cat := range p.held {
+		size := p.m.size(c.Request())
+		p.pools[cat].used += size
+		if !c.IsAM() && c.State() == sched.Running {
+			p.taskUnits[cat] += size
+		}
+	}
 }
 
 // Pick serves the small-demand pool first, then the large: in each, the
@@ -689,5 +722,6 @@ var (
 	_ sched.FinishObserver    = (*Policy)(nil)
 	_ sched.ContainerObserver = (*Policy)(nil)
 	_ sched.QuietTicker       = (*Policy)(nil)
+	_ sched.ClusterObserver   = (*Policy)(nil)
 	_ sched.Reporter          = (*Policy)(nil)
 )

@@ -5,3 +5,6 @@ var (
 	Score   = score
 	Backoff = backoff
 )
+
+// Window is the backoff queue's ordering window.
+var Window = window

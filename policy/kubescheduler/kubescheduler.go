@@ -12,7 +12,15 @@
 //     exponential backoff (1 s, doubling, at most 10 s). Since v1.33 (SchedulerPopFromBackoffQ, on by
 //     default) a pod in backoff is still popped when no other pod is ready,
 //     so backoff orders pods and does not delay them: pods whose backoff
-//     has expired come first, then those still backing off by expiry.
+//     has expired come first, then those still backing off by expiry
+//     (its end truncated to the whole second, as the backoff queue orders
+//     pods in windows of a second; in one window, as the active queue).
+//   - cycle (default 0) bounds how many waiting pods the scheduler tries
+//     again between two events, for a scheduler too busy to try them all:
+//     those not reached keep their place and come first next time. On the
+//     live runs measured (BENCHMARKS.md, "The closed loop") kube-scheduler
+//     made up to 1,260 attempts a second and was idle most of the time, so
+//     the default leaves it off.
 //   - No head-of-line blocking: a pod that fits no node is passed over.
 //   - Filtering: the node has room for the pod's requests and may take it
 //     (selectors, taints: the request's Eligible).
@@ -39,6 +47,7 @@
 package kubescheduler
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -56,6 +65,11 @@ type Config struct {
 	Backoff bool
 	// Sample scores only part of a large cluster, as kube-scheduler does.
 	Sample bool
+	// Cycle is the scheduler's time per attempt at a pod that finds no
+	// room (its scheduling cycle, in the run's time): it bounds how many
+	// waiting pods are tried again between two events. 0: all of them,
+	// at once.
+	Cycle clock.Duration
 }
 
 // Params reads the parameters.
@@ -63,8 +77,12 @@ func Params(r *params.Reader) Config {
 	return Config{
 		Backoff: r.Bool("backoff", true, "order pods that found no room by kube-scheduler's backoff (1 s doubling to 10 s): those whose backoff expired first, then by expiry (default true; false: creation order only)"),
 		Sample:  r.Bool("sample", true, "on more than 100 nodes score only the first feasible nodes found, as kube-scheduler's percentageOfNodesToScore does (default true)"),
+		Cycle:   r.Duration("cycle", DefaultCycle, fmt.Sprintf("time kube-scheduler takes per attempt at a pod that finds no room; it bounds how many waiting pods are tried again between two events, so that a busy scheduler serves waiting pods in turn (0: every waiting pod is tried again at once) (default %v)", DefaultCycle)),
 	}
 }
+
+// DefaultCycle is Config.Cycle's default.
+const DefaultCycle clock.Duration = 0
 
 // Backoff bounds, kube-scheduler's podInitialBackoffSeconds and
 // podMaxBackoffSeconds.
@@ -102,6 +120,11 @@ type Policy struct {
 	// that moves kube-scheduler's unschedulable pods back to be tried
 	// again (a pod ended, a node changed). Arrivals alone retry nobody.
 	freed bool
+	// budget is how many attempts the scheduler could still make by
+	// budgetAt (Cycle > 0): it grows with time, at most to one attempt
+	// per waiting pod (an idle scheduler has tried them all).
+	budget   float64
+	budgetAt clock.Time
 }
 
 type askKey struct {
@@ -330,6 +353,15 @@ func (p *Policy) rebuild() {
 	cl := p.v.Cluster()
 	nn := cl.NumNodes()
 	used := make([]resource.Vector, nn) // what the plan adds to each node
+	limited := p.cfg.Backoff && p.cfg.Cycle > 0
+	if limited {
+		waiting := 0
+		for _, g := range p.pods {
+			waiting += g.n
+		}
+		p.budget = min(p.budget+float64(now.Sub(p.budgetAt))/float64(p.cfg.Cycle), float64(waiting))
+		p.budgetAt = now
+	}
 	for _, g := range order {
 		a := p.ask(g.key)
 		if a == nil || a.Pending == 0 {
@@ -355,9 +387,19 @@ func (p *Policy) rebuild() {
 			left--
 		}
 		// A pod is tried when it is new, or when room may have appeared;
-		// once per instant however many plans it sees.
+		// once per instant however many plans it sees; with a Cycle, only
+		// as many as the scheduler had time for, in queue order: the
+		// others keep their place (and their old timestamps) and come
+		// first next time.
 		if left > 0 && p.cfg.Backoff && (g.attempts == 0 || p.freed) && (g.tried != now || g.attempts == 0) {
-			p.failed(g, left, placedHere, now)
+			tried := left
+			if limited {
+				tried = min(left, int(p.budget))
+				p.budget -= float64(tried)
+			}
+			if tried > 0 {
+				p.failed(g, left, tried, placedHere, now)
+			}
 		}
 	}
 	p.freed = false
@@ -369,28 +411,50 @@ func (p *Policy) rebuild() {
 	p.freeAfter = cl.Free().Sub(total)
 }
 
-// failed records an unschedulable attempt for the last left pods of g: if
-// some of g were placed, the rest split off as a group of their own.
-func (p *Policy) failed(g *group, left, placed int, now clock.Time) {
+// failed records an unschedulable attempt for tried of the last left pods
+// of g: if some of g were placed, the rest split off as a group of their
+// own; if not all the rest were tried, the untried split off again and
+// keep their state.
+func (p *Policy) failed(g *group, left, tried, placed int, now clock.Time) {
 	if placed > 0 {
 		// The group's first pods go now; the others back off.
-		rest := &group{key: g.key, n: left, seq: g.seq, prio: g.prio, ts: g.ts, attempts: g.attempts, expiry: g.expiry, tried: g.tried}
-		g.n -= left
-		p.pods = append(p.pods, rest)
-		gs := p.byAsk[g.key]
-		for i, x := range gs {
-			if x == g {
-				gs = append(gs[:i+1], append([]*group{rest}, gs[i+1:]...)...)
-				break
-			}
-		}
-		p.byAsk[g.key] = gs
-		g = rest
+		g = p.split(g, left)
+	}
+	if tried < left {
+		p.split(g, left-tried)
 	}
 	g.attempts++
 	g.ts, g.tried = now, now
-	g.expiry = now.Add(backoff(g.attempts))
+	g.expiry = window(now.Add(backoff(g.attempts)))
 }
+
+// split moves the last k pods of g into a group of their own, in the same
+// state, placed after g, and returns it.
+func (p *Policy) split(g *group, k int) *group {
+	rest := &group{key: g.key, n: k, seq: g.seq, prio: g.prio, ts: g.ts, attempts: g.attempts, expiry: g.expiry, tried: g.tried}
+	g.n -= k
+	p.pods = append(p.pods, rest)
+	gs := p.byAsk[g.key]
+	for i, x := range gs {
+		if x == g {
+			gs = append(gs[:i+1], append([]*group{rest}, gs[i+1:]...)...)
+			break
+		}
+	}
+	p.byAsk[g.key] = gs
+	return rest
+}
+
+// window truncates a backoff's end to the whole second, as kube-scheduler
+// orders its backoff queue in windows of a second since v1.33
+// (SchedulerPopFromBackoffQ): pods whose backoffs end in the same second
+// are ordered as the active queue orders them.
+func window(t clock.Time) clock.Time { return t / clock.Time(clock.Second) * clock.Time(clock.Second) }
+
+// ready reports whether g's pods are out of backoff at now: never tried,
+// or their backoff ended in an earlier window than now's (kube-scheduler's
+// isPodBackingoff).
+func (g *group) ready(now clock.Time) bool { return g.attempts == 0 || g.expiry < window(now) }
 
 func backoff(attempts int) clock.Duration {
 	d := initialBackoff
@@ -407,7 +471,7 @@ func backoff(attempts int) clock.Duration {
 // (lessBackoffCompletedWithPriority, since v1.33). Ties by arrival.
 func (p *Policy) before(a, b *group, now clock.Time) bool {
 	if p.cfg.Backoff {
-		ra, rb := a.expiry <= now, b.expiry <= now
+		ra, rb := a.ready(now), b.ready(now)
 		if ra != rb {
 			return ra
 		}

@@ -208,3 +208,28 @@ func TestPriorityOrders(t *testing.T) {
 		}
 	}
 }
+
+func TestWindow(t *testing.T) {
+	s := clock.Time(clock.Second)
+	for _, c := range []struct{ in, want clock.Time }{
+		{0, 0}, {s - 1, 0}, {s, s}, {s + s/2, s}, {10*s + 999_999, 10 * s},
+	} {
+		if got := kubescheduler.Window(c.in); got != c.want {
+			t.Errorf("window(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// With a cycle, a busy scheduler tries only as many waiting pods as it has
+// time for: on the backoff case, a cycle so long that no attempt fits
+// leaves B and C untried (no backoff at all), so that at 20 B, ready and
+// older, goes before C: B 20-30 (wait 19, JCT 29), C 30-40 (wait 15, JCT
+// 25), as in creation order; without the cycle C went first (TestBackoffReorders).
+func TestCycleBoundsRetries(t *testing.T) {
+	o := simtest.Run(t, backoffCase, runner.Spec{Policy: "kube-scheduler:cycle=1h"})
+	bw, bj := jct(t, o.Jobs, "B")
+	cw, cj := jct(t, o.Jobs, "C")
+	if bw != 19 || bj != 29 || cw != 15 || cj != 25 {
+		t.Errorf("B wait %v JCT %v, C wait %v JCT %v; want 19 29, 15 25", bw, bj, cw, cj)
+	}
+}
