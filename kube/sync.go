@@ -205,6 +205,12 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 		s.hold(ps, fmt.Sprintf("refused: %v", reqErr))
 		return ps
 	}
+	if id.Conflict != "" && p.Spec.NodeName == "" {
+		// Two conventions name two groups: guessing would put the pod in
+		// a job its author did not mean. Held, it blocks no other job.
+		s.hold(ps, "refused: "+id.Conflict)
+		return ps
+	}
 	js := s.jobs[id.Job]
 	if js != nil && js.ended {
 		js = nil // a pod of a job that ended starts the job again
@@ -268,8 +274,20 @@ func (s *Scheduler) awaitDriver(ps *podState, job string) {
 // when it has one: Spark's driver creates the executors).
 func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState, string) {
 	queue := s.o.Config.resolveQueue(id.Queue)
+	if strictQueue(id) && !s.o.Config.listed(id.Queue) {
+		// YuniKorn and Volcano refuse an application whose queue does
+		// not exist; sending it to default_queue would run it where its
+		// author did not mean to.
+		return nil, fmt.Sprintf("queue %q (%s) is not configured; list it in the configuration's queues", id.Queue, id.QueueFrom)
+	}
 	if queue == "" {
 		return nil, fmt.Sprintf("queue %q is not configured and the configuration names no default_queue", id.Queue)
+	}
+	minMembers, _, err := podmap.MinMembers(p)
+	if err != nil {
+		// A gang whose minimum cannot be read would be placed piecemeal,
+		// which is what its author asked not to happen.
+		return nil, fmt.Sprintf("refused: %v", err)
 	}
 	h, err := readHints(p)
 	if err != nil {
@@ -282,7 +300,7 @@ func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState
 	if gen > 1 {
 		key = fmt.Sprintf("%s#%d", id.Job, gen)
 	}
-	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: podmap.Priority(p)}
+	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: podmap.Priority(p), MinMembers: minMembers}
 	if h.Deadline > 0 {
 		// The goal counts from the pod's creation, which a restarted
 		// scheduler must not push back.

@@ -121,6 +121,12 @@ type Core struct {
 	nwaiting int
 	cursor   []int
 	blocked  []bool
+	// gangs are the admitted gangs whose members are not all placed yet,
+	// in admission order; gangScratch and gangFree are gang.go's reused
+	// buffers.
+	gangs       []*Job
+	gangScratch []gangMember
+	gangFree    []resource.Vector
 
 	pool containerPool
 	now  clock.Time
@@ -452,6 +458,9 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 	case spec.AM.AnyNegative() || spec.Demand.AnyNegative():
 		return nil, fmt.Errorf("job %s: negative AM request %v or demand %v", spec.Key, spec.AM, spec.Demand)
 	}
+	if err := checkGang(spec); err != nil {
+		return nil, err
+	}
 	largest := c.cl.Largest()
 	if !spec.Open && !c.fitsPool(spec.AM, spec.Eligible) {
 		// An open job's AM may wait for a node that has not joined yet.
@@ -463,6 +472,13 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 		}
 	}
 	j := newJob(JobID(len(c.jobs)), spec, q, now, c.cl.Capacity())
+	if j.IsGang() && !spec.Open {
+		// A simulated cluster never changes: a gang that cannot fit it
+		// would wait for ever.
+		if members, _ := c.gangMembers(j); !c.gangFits(members, false) {
+			return nil, fmt.Errorf("job %s: its %d min_members never fit the cluster together", spec.Key, spec.MinMembers)
+		}
+	}
 	c.jobs = append(c.jobs, j)
 	if spec.Open {
 		c.jobByKey[spec.Key] = j
@@ -568,6 +584,9 @@ func (c *Core) admitWaiting() {
 // place its AM would otherwise hold what admission control reserves, and,
 // at the head of the queue, everyone behind it.
 func (c *Core) readyToAdmit(j *Job) bool {
+	if j.IsGang() && !c.gangReady(j) {
+		return false
+	}
 	if !j.spec.Open || !j.HasAM() {
 		return true
 	}
@@ -609,6 +628,9 @@ func (w *waitList) remove(k int) int {
 func (w *waitList) waiting() []*Job { return w.jobs[w.head:] }
 
 func (c *Core) admit(j *Job) {
+	if j.IsGang() {
+		c.gangAdmitted(j)
+	}
 	c.admitted(j)
 	if !j.HasAM() {
 		c.startAM(j)
@@ -894,6 +916,9 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	if c.pre != nil {
 		c.pre.pendingChanged(a, -1)
 	}
+	if j.gang != nil {
+		c.gangAllocated(j, a.Request)
+	}
 	c.progress++
 	c.transition(ct, Allocated)
 	if a.Pending == 0 {
@@ -1108,6 +1133,7 @@ func (c *Core) finish(j *Job) {
 		c.mrEnd(j)
 	}
 	c.dropAsks(j)
+	c.gangDone(j)
 	j.state = Finished
 	j.finish = c.now
 	if len(j.toAcquire) == 0 {

@@ -16,6 +16,8 @@
 //	    (job= sets spindle.io/job, app= spark-app-selector; role=am sets
 //	    spindle.io/role, role=driver|executor spark-role)
 //	    [scheduler=S] [node=N] [phase=P] [estimate=D] [deadline=D] [demand=SPEC] [select=k:v]
+//	    [labels=k:v,...] [annotations=k:v,...] [podgroup=NAME]   (spec.schedulingGroup.podGroupName)
+//	    [taskgroups=name:minMember,...]   (YuniKorn's task-groups annotation)
 //	phase pod=NS/NAME Running|Succeeded|Failed · delete pod=NS/NAME · delete node=N
 //	fail pod=NS/NAME [times=N] [conflict=NODE]   (the next N bindings of the pod fail)
 //	hold pod=NS/NAME · release pod=NS/NAME      (a binding stays in flight)
@@ -231,6 +233,18 @@ func (s *Script) bind(a k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(podsGVR.GroupResource(), b.Name, fmt.Errorf("already assigned to %s", p.Spec.NodeName))
 	}
 	p.Spec.NodeName = b.Target.Name
+	// The real binding also sets PodScheduled=True, replacing the
+	// scheduler's earlier False.
+	cond := v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue}
+	replaced := false
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == v1.PodScheduled {
+			p.Status.Conditions[i], replaced = cond, true
+		}
+	}
+	if !replaced {
+		p.Status.Conditions = append(p.Status.Conditions, cond)
+	}
 	return true, nil, s.client.Tracker().Update(podsGVR, p, b.Namespace)
 }
 
@@ -342,6 +356,30 @@ func cmdPod(s *Script, c *datadriven.Case) ([]string, error) {
 		return nil, err
 	} else if len(sel) > 0 {
 		p.Spec.NodeSelector = sel
+	}
+	// Any other convention's words, as its users write them.
+	for arg, m := range map[string]map[string]string{"labels": p.Labels, "annotations": p.Annotations} {
+		kv, err := pairs(c, arg)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range kv {
+			m[k] = v
+		}
+	}
+	if tg, err := pairs(c, "taskgroups"); err != nil {
+		return nil, err
+	} else if len(tg) > 0 {
+		// YuniKorn's task-groups annotation, as JSON, from name:minMember.
+		var groups []string
+		for name, n := range tg {
+			groups = append(groups, fmt.Sprintf(`{"name":%q,"minMember":%s,"minResource":{"cpu":"1"}}`, name, n))
+		}
+		sort.Strings(groups)
+		p.Annotations["yunikorn.apache.org/task-groups"] = "[" + strings.Join(groups, ",") + "]"
+	}
+	if g := c.Get("podgroup", ""); g != "" {
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &g}
 	}
 	return nil, s.client.Tracker().Create(podsGVR, p, ns)
 }
