@@ -151,7 +151,7 @@ func (c *Core) gangAdmitted(j *Job) {
 }
 
 // gangAllocated settles one member of j's debt: a container of request r
-// was allocated to it.
+// was allocated to it, or a request of that size withdrawn.
 func (c *Core) gangAllocated(j *Job, r resource.Vector) {
 	g := j.gang
 	if g == nil || len(g.owed) == 0 {

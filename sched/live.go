@@ -414,6 +414,11 @@ func (c *Core) Cancel(now clock.Time, j *Job, key string) error {
 			}
 			a.lv.keys = append(a.lv.keys[:k:k], a.lv.keys[k+1:]...)
 			delete(c.asked, key)
+			if j.gang != nil {
+				// A member withdrawn is room no longer owed: later
+				// gangs must not wait for it for ever.
+				c.gangAllocated(j, a.Request)
+			}
 			switch {
 			case a.held > 0:
 				a.held--
