@@ -8,6 +8,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -26,8 +27,9 @@ type gangConvention struct {
 // The conventions, with the gang minimum where each declares it: Volcano's
 // group annotation (the PodGroup's minMember repeated as
 // spindle.io/min-members, since PodGroup objects are not read), YuniKorn's
-// applicationId with its task groups, Kubernetes' schedulingGroup (served
-// only with the GenericWorkload gate on), spindle's own label.
+// applicationId with its task groups, Kubernetes' schedulingGroup with a
+// PodGroup object whose gang minCount is the minimum (served only with the
+// GenericWorkload gate and the v1beta1 API on), spindle's own label.
 var gangConventions = []gangConvention{
 	{"volcano", func(p *v1.Pod, g string, min int) {
 		p.Annotations[podmap.AnnotationVolcanoGroup] = g + "-podgroup"
@@ -40,9 +42,10 @@ var gangConventions = []gangConvention{
 		p.Annotations[podmap.AnnotationYuniKornTaskGroup] = "workers"
 	}},
 	{"podgroup", func(p *v1.Pod, g string, min int) {
+		// The minimum is the PodGroup object's gang minCount (burst
+		// creates it).
 		name := g
 		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &name}
-		p.Annotations[podmap.AnnotationMinMembers] = fmt.Sprint(min)
 	}},
 	{"spindle", func(p *v1.Pod, g string, min int) {
 		p.Labels[podmap.LabelJob] = g
@@ -76,6 +79,20 @@ func TestLiveGangBurstCompletes(t *testing.T) {
 			t.Fatal(err)
 		}
 		zero := int64(0)
+		for g := range gangs {
+			if gangConventions[g%len(gangConventions)].name != "podgroup" {
+				continue
+			}
+			pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("g%d", g)}}
+			if gang {
+				pg.Spec.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: size}
+			} else {
+				pg.Spec.SchedulingPolicy.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
+			}
+			if _, err := cs.SchedulingV1beta1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+				t.Fatalf("create PodGroup: %v", err)
+			}
+		}
 		for i := range size {
 			for g := range gangs {
 				conv := gangConventions[g%len(gangConventions)]
