@@ -122,11 +122,12 @@ type Core struct {
 	cursor   []int
 	blocked  []bool
 	// gangs are the admitted gangs whose members are not all placed yet,
-	// in admission order; gangScratch and gangFree are gang.go's reused
-	// buffers.
+	// in admission order; gangScratch, gangFree and gangOrder are
+	// gang.go's reused buffers.
 	gangs       []*Job
 	gangScratch []gangMember
 	gangFree    []resource.Vector
+	gangOrder   []int
 
 	pool containerPool
 	now  clock.Time

@@ -90,7 +90,7 @@ func (c *Core) gangFits(members []gangMember, now bool) bool {
 	c.gangFree = free
 	if now {
 		for _, g := range c.gangs {
-			if !packGang(c.cl, free, g.gang.owed) {
+			if !c.packGang(free, g.gang.owed) {
 				// The room owed is no longer there (a node left, a
 				// policy placed others first): nothing more is
 				// admitted as a gang until it is.
@@ -98,16 +98,18 @@ func (c *Core) gangFits(members []gangMember, now bool) bool {
 			}
 		}
 	}
-	return packGang(c.cl, free, members)
+	return c.packGang(free, members)
 }
 
 // packGang places members first fit, largest (by vcores, then memory)
 // first, taking their room from free; false when one does not fit.
-func packGang(cl *cluster.Cluster, free []resource.Vector, members []gangMember) bool {
-	order := make([]int, len(members))
-	for i := range order {
-		order[i] = i
+func (c *Core) packGang(free []resource.Vector, members []gangMember) bool {
+	cl := c.cl
+	order := c.gangOrder[:0]
+	for i := range members {
+		order = append(order, i)
 	}
+	c.gangOrder = order
 	sort.SliceStable(order, func(a, b int) bool {
 		x, y := members[order[a]].req, members[order[b]].req
 		if x[resource.VCores] != y[resource.VCores] {
