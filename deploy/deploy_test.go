@@ -156,7 +156,8 @@ func grants(rules []rbacv1.PolicyRule) []string {
 	return slices.Compact(out)
 }
 
-// What the scheduler calls, and nothing else: informers on pods and nodes,
+// What the scheduler calls, and nothing else: informers on pods and nodes
+// (and on Kubernetes PodGroups where the cluster serves them),
 // pods/binding, pods/eviction (preemption), the PodScheduled condition on
 // pods/status, Events through the core and events.k8s.io APIs (whichever
 // recorder the driver uses), and its one Lease. No delete on pods: a
@@ -174,6 +175,7 @@ func TestClusterRoleGrantsExactlyWhatTheSchedulerUses(t *testing.T) {
 		"authentication.k8s.io tokenreviews create",
 		"authorization.k8s.io subjectaccessreviews create",
 		"events.k8s.io events create", "events.k8s.io events patch",
+		"scheduling.k8s.io podgroups get", "scheduling.k8s.io podgroups list", "scheduling.k8s.io podgroups watch",
 	}
 	for i := range want {
 		want[i] = strings.TrimSpace(want[i])

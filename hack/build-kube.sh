@@ -13,9 +13,9 @@
 #   XDG_CACHE_HOME      cache root (default $HOME/.cache)
 set -euo pipefail
 
-KUBE_VERSION=v1.34.4   # kube-apiserver, kube-scheduler, kube-controller-manager
-STAGING_VERSION=v0.34.4 # the published k8s.io/<staging> modules of the same release
-ETCD_VERSION=v3.6.4    # the etcd release Kubernetes 1.34.4 pins
+KUBE_VERSION=v1.37.2   # kube-apiserver, kube-scheduler, kube-controller-manager
+STAGING_VERSION=v0.37.2 # the published k8s.io/<staging> modules of the same release
+ETCD_VERSION=v3.7.0    # the etcd release Kubernetes 1.37.2 pins (build/dependencies.yaml)
 KWOK_VERSION=v0.8.0
 
 goos=$(go env GOOS)

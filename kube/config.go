@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/spindle-sched/spindle/kube/podmap"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -134,6 +136,26 @@ func (c *FileConfig) QueueSpecs() []sched.QueueSpec {
 		out[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight, DisablePreemption: q.DisablePreemption}
 	}
 	return out
+}
+
+// listed reports whether name is one of the configured queues ("root." or
+// not).
+func (c *FileConfig) listed(name string) bool {
+	for _, q := range c.Queues {
+		if sched.QueuePath(q.Name) == sched.QueuePath(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// strictQueue reports whether the job's queue was named by another
+// scheduler's convention (YuniKorn's queue label or annotation, a Volcano
+// PodGroup's queue), whose schedulers refuse a queue that does not exist:
+// such a name must be configured, where spindle.io/queue and the namespace
+// fall back to default_queue.
+func strictQueue(id podIdentity) bool {
+	return id.QueueFrom != "" && !strings.HasPrefix(id.QueueFrom, "label "+podmap.LabelQueue)
 }
 
 // resolveQueue maps a job's queue name (label or namespace) to a configured

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
@@ -103,9 +102,7 @@ func (s *Scheduler) whyNotOn(ps *podState, ns *nodeState, now bool) []string {
 	// filter gives the reason. spindle keeps off a NotReady node whether
 	// or not the taint is there yet (a cluster without that controller
 	// never gets it), and words it as kube-scheduler does when it is.
-	if t, bad := corev1helpers.FindMatchingUntoleratedTaint(n.Spec.Taints, ps.place.tolerations, func(t *v1.Taint) bool {
-		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-	}); bad {
+	if t, bad := untoleratedTaint(n.Spec.Taints, ps.place.tolerations); bad {
 		return []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)}
 	}
 	if !ns.schedu {

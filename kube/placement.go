@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/go-logr/logr"
+
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -83,10 +85,19 @@ func (pl *placement) fits(n *v1.Node) bool {
 	if err != nil || !ok {
 		return false
 	}
-	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(n.Spec.Taints, pl.tolerations, func(t *v1.Taint) bool {
-		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-	})
+	_, untolerated := untoleratedTaint(n.Spec.Taints, pl.tolerations)
 	return !untolerated
+}
+
+// untoleratedTaint returns the first of taints with effect NoSchedule or
+// NoExecute that no toleration tolerates, as kube-scheduler's TaintToleration
+// filter does. Numeric comparison operators (Gt, Lt) stay off, as the alpha
+// TaintTolerationComparisonOperators gate is by default in Kubernetes 1.37;
+// the helper's log lines (a malformed numeric value) are discarded.
+func untoleratedTaint(taints []v1.Taint, tolerations []v1.Toleration) (v1.Taint, bool) {
+	return corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), taints, tolerations, func(t *v1.Taint) bool {
+		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+	}, false)
 }
 
 // placementClass names a pod's placement constraints so that pods with the

@@ -8,6 +8,7 @@ type itemKind uint8
 const (
 	kindNode itemKind = iota
 	kindPod
+	kindGroup // a Kubernetes PodGroup (scheduling.k8s.io/v1beta1)
 )
 
 type item struct {

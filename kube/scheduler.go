@@ -22,12 +22,14 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
@@ -100,6 +102,10 @@ type Scheduler struct {
 
 	podLister  corelisters.PodLister
 	nodeLister corelisters.NodeLister
+	// groupLister reads Kubernetes PodGroups (scheduling.k8s.io/v1beta1);
+	// nil when the cluster does not serve them (1.37 serves them only
+	// with the GenericWorkload gate and the API turned on).
+	groupLister schedulinglisters.PodGroupLister
 
 	epoch time.Time
 	last  clock.Time
@@ -220,6 +226,9 @@ type podState struct {
 	// awaits names the job whose driver this executor waits for, before
 	// it is part of any job ("" otherwise).
 	awaits string
+	// awaitsGroup names the Kubernetes PodGroup (namespace/name) the pod
+	// waits for, held outside any job until it exists.
+	awaitsGroup string
 }
 
 type jobState struct {
@@ -310,6 +319,14 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}
 	if _, err := nodeInf.Informer().AddEventHandler(s.handler(kindNode)); err != nil {
 		return fmt.Errorf("node informer: %w", err)
+	}
+	if servesPodGroups(s.o.Client) {
+		groupInf := f.Scheduling().V1beta1().PodGroups()
+		s.groupLister = groupInf.Lister()
+		if _, err := groupInf.Informer().AddEventHandler(s.handler(kindGroup)); err != nil {
+			return fmt.Errorf("podgroup informer: %w", err)
+		}
+		s.o.Log.Info("reading Kubernetes PodGroups", "api", schedulingv1beta1.SchemeGroupVersion.String())
 	}
 	f.Start(ctx.Done())
 	defer f.Shutdown()
@@ -407,6 +424,9 @@ func (s *Scheduler) handler(k itemKind) cache.ResourceEventHandler {
 		}
 		if p, ok := obj.(*v1.Pod); ok {
 			s.queue.add(item{kindPod, p.Namespace + "/" + p.Name})
+		}
+		if g, ok := obj.(*schedulingv1beta1.PodGroup); ok {
+			s.queue.add(item{kindGroup, g.Namespace + "/" + g.Name})
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
@@ -583,6 +603,8 @@ func (s *Scheduler) processQueue() {
 				n = nil
 			}
 			s.syncNodeObject(now, it.key, n)
+		case kindGroup:
+			s.syncGroup(now, it.key)
 		case kindPod:
 			ns, name, _ := cache.SplitMetaNamespaceKey(it.key)
 			p, err := s.podLister.Pods(ns).Get(name)
@@ -715,3 +737,19 @@ func (s *Scheduler) sortedJobs() []*jobState {
 func everything() labels.Selector { return labels.Everything() }
 
 var _ sched.PreemptObserver = (*coreDriver)(nil)
+
+// servesPodGroups reports whether the apiserver serves Kubernetes'
+// PodGroups (scheduling.k8s.io/v1beta1 podgroups); a discovery error counts
+// as no, so a cluster without the API is scheduled as before.
+func servesPodGroups(c kubernetes.Interface) bool {
+	rl, err := c.Discovery().ServerResourcesForGroupVersion(schedulingv1beta1.SchemeGroupVersion.String())
+	if err != nil || rl == nil {
+		return false
+	}
+	for _, r := range rl.APIResources {
+		if r.Name == "podgroups" {
+			return true
+		}
+	}
+	return false
+}

@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 )
@@ -34,6 +35,7 @@ type Stepper struct {
 	ctx        context.Context
 	pods       cache.Indexer
 	nodes      cache.Indexer
+	groups     cache.Indexer
 	now        time.Time
 	lastStatus time.Time
 	held       map[string]bool
@@ -58,6 +60,9 @@ func NewStepper(o Options, start time.Time) (*Stepper, error) {
 	st.pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	st.nodes = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	s.podLister, s.nodeLister = corelisters.NewPodLister(st.pods), corelisters.NewNodeLister(st.nodes)
+	// The stepped apiserver (a fake clientset) serves PodGroups.
+	st.groups = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	s.groupLister = schedulinglisters.NewPodGroupLister(st.groups)
 	return st, st.Settle()
 }
 
@@ -208,9 +213,21 @@ func (st *Stepper) watch() (bool, error) {
 		ps[i] = &pods.Items[i]
 	}
 	sort.Slice(ps, func(a, b int) bool { return podBefore(ps[a].(*v1.Pod), ps[b].(*v1.Pod)) })
+	groups, err := st.s.o.Client.SchedulingV1beta1().PodGroups("").List(st.ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, fmt.Errorf("list podgroups: %w", err)
+	}
+	gs := make([]metav1.Object, len(groups.Items))
+	for i := range groups.Items {
+		gs[i] = &groups.Items[i]
+	}
+	sort.Slice(gs, func(a, b int) bool {
+		return gs[a].GetNamespace()+"/"+gs[a].GetName() < gs[b].GetNamespace()+"/"+gs[b].GetName()
+	})
 	changedNodes := st.deliver(st.nodes, kindNode, ns)
+	changedGroups := st.deliver(st.groups, kindGroup, gs)
 	changedPods := st.deliver(st.pods, kindPod, ps)
-	return changedNodes || changedPods, nil
+	return changedNodes || changedGroups || changedPods, nil
 }
 
 // deliver makes store hold exactly objs and queues the key of every object

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -205,9 +206,29 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 		s.hold(ps, fmt.Sprintf("refused: %v", reqErr))
 		return ps
 	}
+	if id.Conflict != "" && p.Spec.NodeName == "" {
+		// Two conventions name two groups: guessing would put the pod in
+		// a job its author did not mean. Held, it blocks no other job.
+		s.hold(ps, "refused: "+id.Conflict)
+		return ps
+	}
 	js := s.jobs[id.Job]
 	if js != nil && js.ended {
 		js = nil // a pod of a job that ended starts the job again
+	}
+	groupMin := 0
+	if js == nil && id.Kind == podmap.KindPodGroup && s.groupLister != nil {
+		g, err := s.groupLister.PodGroups(p.Namespace).Get(id.Group)
+		if err != nil {
+			// kube-scheduler's gang plugin waits for the PodGroup too:
+			// its policy says whether the pods are a gang.
+			ps.awaitsGroup = p.Namespace + "/" + id.Group
+			s.hold(ps, fmt.Sprintf("waiting for its PodGroup %s (scheduling.k8s.io/v1beta1) to exist", ps.awaitsGroup))
+			return ps
+		}
+		if gang := g.Spec.SchedulingPolicy.Gang; gang != nil && gang.MinCount > 0 {
+			groupMin = int(gang.MinCount)
+		}
 	}
 	if js == nil && p.Spec.NodeName == "" && podmap.AwaitsDriver(p) {
 		s.awaitDriver(ps, id.Job)
@@ -215,7 +236,7 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 	}
 	if js == nil {
 		var why string
-		js, why = s.submit(now, id, p)
+		js, why = s.submit(now, id, p, groupMin)
 		if js == nil {
 			s.hold(ps, why)
 			return ps
@@ -233,6 +254,25 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 		delete(s.awaiting, id.Job)
 	}
 	return ps
+}
+
+// syncGroup gives the pods that waited for PodGroup key (namespace/name)
+// their job now that it may exist.
+func (s *Scheduler) syncGroup(now clock.Time, key string) {
+	if s.groupLister == nil {
+		return
+	}
+	var waiting []*podState
+	for _, ps := range s.pods {
+		if ps.awaitsGroup == key && ps.job == nil {
+			waiting = append(waiting, ps)
+		}
+	}
+	sort.Slice(waiting, func(a, b int) bool { return podBefore(waiting[a].pod, waiting[b].pod) })
+	for _, ps := range waiting {
+		delete(s.pods, ps.key)
+		s.newPod(now, ps.key, ps.pod)
+	}
 }
 
 // join makes pod ps part of job js, and adopts it where it is bound or
@@ -266,10 +306,25 @@ func (s *Scheduler) awaitDriver(ps *podState, job string) {
 
 // submit gives the core a new job for pod p, its first pod seen (its AM
 // when it has one: Spark's driver creates the executors).
-func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState, string) {
+func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod, groupMin int) (*jobState, string) {
 	queue := s.o.Config.resolveQueue(id.Queue)
+	if strictQueue(id) && !s.o.Config.listed(id.Queue) {
+		// YuniKorn and Volcano refuse an application whose queue does
+		// not exist; sending it to default_queue would run it where its
+		// author did not mean to.
+		return nil, fmt.Sprintf("queue %q (%s) is not configured; list it in the configuration's queues", id.Queue, id.QueueFrom)
+	}
 	if queue == "" {
 		return nil, fmt.Sprintf("queue %q is not configured and the configuration names no default_queue", id.Queue)
+	}
+	minMembers, _, err := podmap.MinMembers(p)
+	if err != nil {
+		// A gang whose minimum cannot be read would be placed piecemeal,
+		// which is what its author asked not to happen.
+		return nil, fmt.Sprintf("refused: %v", err)
+	}
+	if groupMin > 0 {
+		minMembers = groupMin // the PodGroup's gang policy is the source of truth
 	}
 	h, err := readHints(p)
 	if err != nil {
@@ -282,7 +337,7 @@ func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod) (*jobState
 	if gen > 1 {
 		key = fmt.Sprintf("%s#%d", id.Job, gen)
 	}
-	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: podmap.Priority(p)}
+	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: podmap.Priority(p), MinMembers: minMembers}
 	if h.Deadline > 0 {
 		// The goal counts from the pod's creation, which a restarted
 		// scheduler must not push back.

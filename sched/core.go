@@ -121,6 +121,13 @@ type Core struct {
 	nwaiting int
 	cursor   []int
 	blocked  []bool
+	// gangs are the admitted gangs whose members are not all placed yet,
+	// in admission order; gangScratch, gangFree and gangOrder are
+	// gang.go's reused buffers.
+	gangs       []*Job
+	gangScratch []gangMember
+	gangFree    []resource.Vector
+	gangOrder   []int
 
 	pool containerPool
 	now  clock.Time
@@ -461,6 +468,9 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 	case spec.AM.AnyNegative() || spec.Demand.AnyNegative():
 		return nil, fmt.Errorf("job %s: negative AM request %v or demand %v", spec.Key, spec.AM, spec.Demand)
 	}
+	if err := checkGang(spec); err != nil {
+		return nil, err
+	}
 	largest := c.cl.Largest()
 	if !spec.Open && !c.fitsPool(spec.AM, spec.Eligible) {
 		// An open job's AM may wait for a node that has not joined yet.
@@ -472,6 +482,13 @@ func (c *Core) Submit(now clock.Time, spec *JobSpec) (*Job, error) {
 		}
 	}
 	j := newJob(JobID(len(c.jobs)), spec, q, now, c.cl.Capacity())
+	if j.IsGang() && !spec.Open {
+		// A simulated cluster never changes: a gang that cannot fit it
+		// would wait for ever.
+		if members, _ := c.gangMembers(j); !c.gangFits(members, false) {
+			return nil, fmt.Errorf("job %s: its %d min_members never fit the cluster together", spec.Key, spec.MinMembers)
+		}
+	}
 	c.jobs = append(c.jobs, j)
 	if spec.Open {
 		c.jobByKey[spec.Key] = j
@@ -577,6 +594,9 @@ func (c *Core) admitWaiting() {
 // place its AM would otherwise hold what admission control reserves, and,
 // at the head of the queue, everyone behind it.
 func (c *Core) readyToAdmit(j *Job) bool {
+	if j.IsGang() && !c.gangReady(j) {
+		return false
+	}
 	if !j.spec.Open || !j.HasAM() {
 		return true
 	}
@@ -618,6 +638,9 @@ func (w *waitList) remove(k int) int {
 func (w *waitList) waiting() []*Job { return w.jobs[w.head:] }
 
 func (c *Core) admit(j *Job) {
+	if j.IsGang() {
+		c.gangAdmitted(j)
+	}
 	c.admitted(j)
 	if !j.HasAM() {
 		c.startAM(j)
@@ -947,6 +970,9 @@ func (c *Core) allocate(n *cluster.Node, a *Ask, ct *Container) {
 	if c.pre != nil {
 		c.pre.pendingChanged(a, -1)
 	}
+	if j.gang != nil {
+		c.gangAllocated(j, a.Request)
+	}
 	c.progress++
 	c.transition(ct, Allocated)
 	if a.Pending == 0 {
@@ -1161,6 +1187,7 @@ func (c *Core) finish(j *Job) {
 		c.mrEnd(j)
 	}
 	c.dropAsks(j)
+	c.gangDone(j)
 	j.state = Finished
 	j.finish = c.now
 	if len(j.toAcquire) == 0 {

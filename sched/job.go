@@ -38,6 +38,12 @@ type JobSpec struct {
 	// Request.Class does. An Open job's requests carry their own.
 	Eligible func(n *cluster.Node) bool
 	Class    string
+	// MinMembers > 0 makes the job a gang, all or nothing (gang.go): it
+	// is asked about for admission only when its first MinMembers
+	// containers (AM first, then tasks of its first phase; an Open job's
+	// requests in the order made) fit the free room together. 0: no
+	// minimum.
+	MinMembers int
 }
 
 // PhaseSpec is one phase as requested: how many tasks, each asking for what.
@@ -195,6 +201,8 @@ type Job struct {
 	// retry is, per phase, the task indices whose container ended
 	// unfinished, to hand out again; nil until one does.
 	retry [][]int32
+	// gang is an admitted gang's room still owed (gang.go); nil otherwise.
+	gang *gangState
 	// mr is the MapReduce AM's allocator state while a phase started
 	// early waits for the one before it (mr.go); nil otherwise.
 	mr *mrState

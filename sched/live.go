@@ -122,6 +122,11 @@ func (c *Core) WaitReason(j *Job) string {
 			return fmt.Sprintf("its AM request %v fits no node it may use; admission control is not asked about it, and it holds nobody back", a.Request)
 		}
 	}
+	if j.IsGang() {
+		if why := c.gangWaitReason(j); why != "" {
+			return why
+		}
+	}
 	for _, h := range c.waitq[j.queue.index].waiting() {
 		if h == j {
 			break
@@ -386,8 +391,8 @@ func (c *Core) Ask(now clock.Time, j *Job, r Request) (*Ask, error) {
 	c.progress++
 	c.lowerAcceptVec(r.Resource)
 	c.want(a, 1)
-	if r.AM && j.state == Waiting {
-		c.retryAdmission() // the job is now ready to be asked about
+	if (r.AM || j.IsGang()) && j.state == Waiting {
+		c.retryAdmission() // the job may now be ready to be asked about
 	}
 	c.reconsider()
 	return a, nil
@@ -409,6 +414,11 @@ func (c *Core) Cancel(now clock.Time, j *Job, key string) error {
 			}
 			a.lv.keys = append(a.lv.keys[:k:k], a.lv.keys[k+1:]...)
 			delete(c.asked, key)
+			if j.gang != nil {
+				// A member withdrawn is room no longer owed: later
+				// gangs must not wait for it for ever.
+				c.gangAllocated(j, a.Request)
+			}
 			switch {
 			case a.held > 0:
 				a.held--

@@ -181,11 +181,11 @@ var (
 	vectorMapping  = mapping{[]string{"vcores", "memory_mb", "gpus", "disk_mb"}, nil}
 	loadMapping    = mapping{[]string{"points", "period"}, []string{"points"}}
 	queueMapping   = mapping{[]string{"name", "capacity", "max_capacity", "weight", "disable_preemption"}, []string{"name", "capacity"}}
-	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "am", "deadline", "estimate", "node_selector", "tolerations", "recorded", "phases"}, []string{"id", "phases"}}
+	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "min_members", "am", "deadline", "estimate", "node_selector", "tolerations", "recorded", "phases"}, []string{"id", "phases"}}
 	phaseMapping   = mapping{[]string{"name", "tasks", "request", "duration", "start_after", "started", "unfinished"}, []string{"tasks", "request", "duration"}}
 )
 
-const maxKeys = 13 // the most keys of any mapping above
+const maxKeys = 14 // the most keys of any mapping above
 
 // decoder decodes the schema from a puller, collecting every problem rather
 // than stopping at the first.
@@ -707,6 +707,18 @@ func (d *decoder) job(j *Job) {
 				d.ruleErrorf(line, "out of range (a 32-bit integer, as a Kubernetes priority)")
 			} else {
 				j.Priority = int32(v)
+			}
+		case "min_members":
+			v, line, ok := d.integerLine()
+			switch {
+			case ok && v < 1:
+				// Zero in the struct means "none"; the schema asks for
+				// a count of at least one.
+				d.ruleErrorf(line, "must be > 0")
+			case ok && v > MaxTasksPerPhase+1:
+				d.ruleErrorf(line, "must be <= %d", MaxTasksPerPhase+1)
+			default:
+				j.MinMembers = int(v)
 			}
 		case "am":
 			j.AM = d.vector()

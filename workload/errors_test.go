@@ -65,7 +65,7 @@ w.yaml:10: jobs[0].phases[0].request.mem: unknown field (want one of vcores, mem
 w.yaml:12: jobs[0].phases[0].durations: unknown field (want one of name, tasks, request, duration, start_after, started, unfinished)`},
 		{"unknown field json", "w.json", "{\"version\": 1,\n \"jobs\": [{\"id\": \"a\", \"\\u00e9\": {\"deep\": [1, {}]}}]}",
 			`w.json:1: cluster: is required
-w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, priority, am, deadline, estimate, node_selector, tolerations, recorded, phases)
+w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, priority, min_members, am, deadline, estimate, node_selector, tolerations, recorded, phases)
 w.json:2: jobs[0].phases: is required`},
 		{"duplicate key yaml", "w.yaml", "version: 1\n" + okCluster + "jobs:\n  - id: a\n    id: b\n    phases: [" + okPhase + "]\n",
 			"w.yaml:5: jobs[0].id: duplicate key (first at line 4)"},

@@ -422,6 +422,15 @@ func (c *checker) job(j *Job, ids map[string]int, queues map[string]bool, nodes 
 	if j.Recorded != nil {
 		c.recorded(j)
 	}
+	if j.MinMembers != 0 && len(j.Phases) > 0 {
+		most := j.Phases[0].Tasks
+		if !j.AM.IsZero() {
+			most++
+		}
+		if j.MinMembers < 0 || j.MinMembers > most {
+			c.add("min_members", "must be in [1, %d] (the AM and the first phase's tasks)", most)
+		}
+	}
 	if len(j.Phases) == 0 {
 		c.add("phases", "must not be empty")
 	}

@@ -212,6 +212,12 @@ type Job struct {
 	// FIFO, Capacity and Fair, higher first (YARN's application priority;
 	// live, the driver pod's spec.priority); 0 by default.
 	Priority int32
+	// MinMembers, optional, makes the job a gang (all or nothing, as a
+	// Volcano PodGroup's minMember or a YuniKorn task group's): it is
+	// admitted only when its first MinMembers containers, its AM first
+	// and then tasks of its first phase, fit the cluster's free room
+	// together. 0 (absent): no minimum.
+	MinMembers int
 
 	// NodeSelector and Tolerations, both optional, say which node groups
 	// the job's AM and tasks may use (Job.Admits), as a pod's

@@ -428,6 +428,10 @@ func (e *encoder) jobFields(j *Job, sep string) {
 		e.key(&first, sep, "priority")
 		e.int(int64(j.Priority))
 	}
+	if j.MinMembers != 0 {
+		e.key(&first, sep, "min_members")
+		e.int(int64(j.MinMembers))
+	}
 	if j.AM != DefaultAM {
 		e.key(&first, sep, "am")
 		e.vector(j.AM)

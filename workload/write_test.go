@@ -40,7 +40,7 @@ func richWorkload() *Workload {
 	w.Jobs = append(w.Jobs, Job{
 		ID: "j\\3\t", Name: "tab\there", User: "bob", Queue: w.Queues[2].Name,
 		Submit: clock.Time(maxDuration), AM: resource.Vector{1, 1, 1, 1},
-		Deadline: 1, Estimate: maxDuration, Priority: -7,
+		Deadline: 1, Estimate: maxDuration, Priority: -7, MinMembers: 51,
 		Phases: []Phase{
 			{Name: "m", Tasks: 50, Request: resource.Vector{1, 0, 0, 1}, Durations: durs, StartAfter: 1},
 			{Name: "r", Tasks: 2, Request: resource.Vector{999, 2}, Durations: []clock.Duration{0, 1}, StartAfter: 1e-9},

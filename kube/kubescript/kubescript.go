@@ -16,6 +16,9 @@
 //	    (job= sets spindle.io/job, app= spark-app-selector; role=am sets
 //	    spindle.io/role, role=driver|executor spark-role)
 //	    [scheduler=S] [node=N] [phase=P] [estimate=D] [deadline=D] [demand=SPEC] [select=k:v]
+//	    [labels=k:v,...] [annotations=k:v,...] [podgroup=NAME]   (spec.schedulingGroup.podGroupName)
+//	    [taskgroups=name:minMember,...]   (YuniKorn's task-groups annotation)
+//	podgroup name=NS/NAME [min=N]   (a Kubernetes PodGroup; min= gives it a gang policy of minCount N)
 //	phase pod=NS/NAME Running|Succeeded|Failed · delete pod=NS/NAME · delete node=N
 //	fail pod=NS/NAME [times=N] [conflict=NODE]   (the next N bindings of the pod fail)
 //	hold pod=NS/NAME · release pod=NS/NAME      (a binding stays in flight)
@@ -38,6 +41,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,20 +87,21 @@ type handler func(s *Script, c *datadriven.Case) ([]string, error)
 
 // commands is the scenario language: one handler per command.
 var commands = map[string]handler{
-	"new":     cmdNew,
-	"node":    cmdNode,
-	"pod":     cmdPod,
-	"phase":   cmdPhase,
-	"delete":  cmdDelete,
-	"fail":    cmdFail,
-	"hold":    cmdHold,
-	"release": cmdRelease,
-	"stop":    cmdStop,
-	"restart": cmdRestart,
-	"advance": cmdAdvance,
-	"jobs":    cmdJobs,
-	"pods":    cmdPods,
-	"events":  cmdEvents,
+	"new":      cmdNew,
+	"node":     cmdNode,
+	"pod":      cmdPod,
+	"podgroup": cmdPodGroup,
+	"phase":    cmdPhase,
+	"delete":   cmdDelete,
+	"fail":     cmdFail,
+	"hold":     cmdHold,
+	"release":  cmdRelease,
+	"stop":     cmdStop,
+	"restart":  cmdRestart,
+	"advance":  cmdAdvance,
+	"jobs":     cmdJobs,
+	"pods":     cmdPods,
+	"events":   cmdEvents,
 }
 
 // needsScheduler are the commands that talk to the scheduler itself.
@@ -352,7 +357,50 @@ func cmdPod(s *Script, c *datadriven.Case) ([]string, error) {
 	} else if len(sel) > 0 {
 		p.Spec.NodeSelector = sel
 	}
+	// Any other convention's words, as its users write them.
+	for arg, m := range map[string]map[string]string{"labels": p.Labels, "annotations": p.Annotations} {
+		kv, err := pairs(c, arg)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range kv {
+			m[k] = v
+		}
+	}
+	if tg, err := pairs(c, "taskgroups"); err != nil {
+		return nil, err
+	} else if len(tg) > 0 {
+		// YuniKorn's task-groups annotation, as JSON, from name:minMember.
+		var groups []string
+		for name, n := range tg {
+			groups = append(groups, fmt.Sprintf(`{"name":%q,"minMember":%s,"minResource":{"cpu":"1"}}`, name, n))
+		}
+		sort.Strings(groups)
+		p.Annotations["yunikorn.apache.org/task-groups"] = "[" + strings.Join(groups, ",") + "]"
+	}
+	if g := c.Get("podgroup", ""); g != "" {
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &g}
+	}
 	return nil, s.client.Tracker().Create(podsGVR, p, ns)
+}
+
+func cmdPodGroup(s *Script, c *datadriven.Case) ([]string, error) {
+	ns, name, ok := strings.Cut(c.Get("name", ""), "/")
+	if !ok {
+		return nil, errors.New("podgroup needs name=NAMESPACE/NAME")
+	}
+	g := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if c.Has("min") {
+		var n int32
+		if _, err := fmt.Sscan(c.Get("min", ""), &n); err != nil {
+			return nil, fmt.Errorf("min=%s: not a count", c.Get("min", ""))
+		}
+		g.Spec.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: n}
+	} else {
+		g.Spec.SchedulingPolicy.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
+	}
+	_, err := s.client.SchedulingV1beta1().PodGroups(ns).Create(s.ctx(), g, metav1.CreateOptions{})
+	return nil, err
 }
 
 func (s *Script) pod(key string) (*v1.Pod, error) {

@@ -7,6 +7,7 @@
 package podmap
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -29,12 +30,38 @@ const (
 	LabelSparkRole = "spark-role"
 	LabelQueue     = "spindle.io/queue"
 
+	// Gang conventions of other schedulers, read so that a manifest written
+	// for them needs only schedulerName changed (docs/kube.md, "Gang and
+	// queue conventions").
+	//
+	// AnnotationVolcanoGroup names the pod's Volcano PodGroup
+	// (scheduling.volcano.sh) in the pod's namespace.
+	AnnotationVolcanoGroup = "scheduling.k8s.io/group-name"
+	// LabelYuniKornApp (label, else annotation) and LabelApplicationID
+	// (label) name a YuniKorn application, in yunikorn-k8shim's order.
+	LabelYuniKornApp   = "yunikorn.apache.org/app-id"
+	LabelApplicationID = "applicationId"
+	// LabelYuniKornQueue (label, else annotation) is the YuniKorn queue, a
+	// dotted path from root ("root.sandbox").
+	LabelYuniKornQueue = "yunikorn.apache.org/queue"
+	// AnnotationYuniKornTaskGroups is YuniKorn's JSON list of task groups
+	// (name, minMember, minResource) on the application's pods;
+	// AnnotationYuniKornTaskGroup names the pod's own group; and
+	// AnnotationYuniKornParams holds placeholderTimeoutInSeconds.
+	AnnotationYuniKornTaskGroups = "yunikorn.apache.org/task-groups"
+	AnnotationYuniKornTaskGroup  = "yunikorn.apache.org/task-group-name"
+	AnnotationYuniKornParams     = "yunikorn.apache.org/schedulingPolicyParameters"
+
 	// Set by other controllers on the pods they create.
 	LabelJobSetName          = "jobset.sigs.k8s.io/jobset-name"
 	LabelBatchJobName        = "batch.kubernetes.io/job-name"
 	LabelBatchControllerUID  = "batch.kubernetes.io/controller-uid"
 	LabelLegacyJobName       = "job-name"
 	LabelLegacyControllerUID = "controller-uid"
+
+	// AnnotationMinMembers on a job's first pod makes the job a gang of
+	// that many pods (all or nothing), as a PodGroup's minMember does.
+	AnnotationMinMembers = "spindle.io/min-members"
 
 	AnnotationEstimate = "spindle.io/estimate"
 	AnnotationDeadline = "spindle.io/deadline"
@@ -59,6 +86,9 @@ type Kind uint8
 // The kinds, in the order the mapping tries them.
 const (
 	KindLone     Kind = iota // a pod of its own: a one-task job
+	KindPodGroup             // spec.schedulingGroup.podGroupName (Kubernetes' scheduling.k8s.io PodGroup)
+	KindVolcano              // annotation scheduling.k8s.io/group-name (a Volcano PodGroup)
+	KindYuniKorn             // yunikorn.apache.org/app-id or applicationId (a YuniKorn application)
 	KindSpindle              // spindle.io/job
 	KindSpark                // spark-app-selector (Spark on Kubernetes)
 	KindJobSet               // jobset.sigs.k8s.io/jobset-name (a JobSet's Jobs)
@@ -67,6 +97,12 @@ const (
 
 func (k Kind) String() string {
 	switch k {
+	case KindPodGroup:
+		return "Kubernetes PodGroup"
+	case KindVolcano:
+		return "Volcano PodGroup"
+	case KindYuniKorn:
+		return "YuniKorn application"
 	case KindSpindle:
 		return "spindle.io/job"
 	case KindSpark:
@@ -81,36 +117,79 @@ func (k Kind) String() string {
 
 // Identity is where a pod belongs: its job and its role in it.
 type Identity struct {
-	// Job names the job: "namespace/value" of spindle.io/job or
-	// spark-app-selector, "namespace/jobset/<name>" for a JobSet,
-	// "namespace/job/<name>" for a batch Job, "pod:namespace/name" for a
-	// lone pod.
+	// Job names the job: "namespace/podgroup/<name>" for a Kubernetes
+	// PodGroup, "namespace/volcano/<name>" for a Volcano PodGroup,
+	// "namespace/yunikorn/<app id>" for a YuniKorn application,
+	// "namespace/value" of spindle.io/job or spark-app-selector,
+	// "namespace/jobset/<name>" for a JobSet, "namespace/job/<name>" for a
+	// batch Job, "pod:namespace/name" for a lone pod.
 	Job  string
 	Kind Kind
+	// Group is the name of the group object the pod's convention points
+	// at, in the pod's namespace: the PodGroup of KindPodGroup or
+	// KindVolcano (whose minimum and queue live there). Empty otherwise.
+	Group string
 	// UID is the owning object's UID when the pod names it (a batch Job's
 	// controller-uid): it tells apart two Jobs of one name created one
 	// after the other. Empty otherwise.
-	UID   string
-	AM    bool
-	Lone  bool
-	Queue string
+	UID  string
+	AM   bool
+	Lone bool
+	// Queue is the queue the pod names (QueueFrom says where), else its
+	// namespace (QueueFrom empty).
+	Queue     string
+	QueueFrom string
+	// Conflict, when not empty, says how the pod names two different
+	// groups in two gang conventions (or in YuniKorn's label and
+	// annotation): which one the user meant is unknowable, so the
+	// scheduler holds the pod with these words rather than guess. Job is
+	// still the first convention's, so that the pod is reported under it.
+	Conflict string
 }
 
 // Identify maps a pod to its job. Pods of one namespace form one job when
-// they share, in this order: spindle.io/job; Spark's spark-app-selector; a
+// they share, in this order: a Kubernetes PodGroup
+// (spec.schedulingGroup.podGroupName); a Volcano PodGroup (annotation
+// scheduling.k8s.io/group-name); a YuniKorn application
+// (yunikorn.apache.org/app-id label, else annotation, else the
+// applicationId label); spindle.io/job; Spark's spark-app-selector; a
 // JobSet's jobset.sigs.k8s.io/jobset-name; a batch/v1 Job's
 // batch.kubernetes.io/job-name (or the older job-name, or an
 // ownerReference to a batch/v1 Job). The job's AM is its pod labelled
 // spark-role=driver or spindle.io/role=am; the other pods are its tasks.
 // Any other pod is a one-task job. The queue is the pod's spindle.io/queue
-// label, else its namespace.
+// label, else YuniKorn's yunikorn.apache.org/queue (label, else
+// annotation), else its namespace; a Volcano PodGroup's queue is in the
+// PodGroup object, which the caller reads.
 func Identify(p *v1.Pod) Identity {
-	id := Identity{Queue: p.Labels[LabelQueue]}
-	if id.Queue == "" {
+	id := Identity{}
+	l, a := p.Labels, p.Annotations
+	switch {
+	case l[LabelQueue] != "":
+		id.Queue, id.QueueFrom = l[LabelQueue], "label "+LabelQueue
+	case l[LabelYuniKornQueue] != "":
+		id.Queue, id.QueueFrom = l[LabelYuniKornQueue], "label "+LabelYuniKornQueue
+	case a[LabelYuniKornQueue] != "":
+		id.Queue, id.QueueFrom = a[LabelYuniKornQueue], "annotation "+LabelYuniKornQueue
+	default:
 		id.Queue = p.Namespace
 	}
-	l := p.Labels
-	switch {
+	gangs := gangNames(p)
+	for _, g := range gangs[1:] {
+		if g.value != gangs[0].value {
+			id.Conflict = fmt.Sprintf("conflicting groups: %s names %q but %s names %q; remove one of them", gangs[0].from, gangs[0].value, g.from, g.value)
+			break
+		}
+	}
+	switch g := gangs[0]; {
+	case g.kind == KindPodGroup || g.kind == KindVolcano:
+		dir := "podgroup"
+		if g.kind == KindVolcano {
+			dir = "volcano"
+		}
+		id.Job, id.Kind, id.Group = p.Namespace+"/"+dir+"/"+g.value, g.kind, g.value
+	case g.kind == KindYuniKorn:
+		id.Job, id.Kind = p.Namespace+"/yunikorn/"+g.value, KindYuniKorn
 	case l[LabelJob] != "":
 		id.Job, id.Kind = p.Namespace+"/"+l[LabelJob], KindSpindle
 	case l[LabelSparkApp] != "":
@@ -127,6 +206,85 @@ func Identify(p *v1.Pod) Identity {
 	}
 	id.AM = l[LabelSparkRole] == "driver" || l[LabelRole] == "am"
 	return id
+}
+
+// gangName is one group a pod names in one convention.
+type gangName struct {
+	kind  Kind
+	from  string // the field, label or annotation, for messages
+	value string
+}
+
+// gangNames lists the groups p names in the gang conventions, in
+// Identify's order; a zero gangName (kind KindLone) when it names none, so
+// that [0] is always there.
+func gangNames(p *v1.Pod) []gangName {
+	var out []gangName
+	if g := p.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil && *g.PodGroupName != "" {
+		out = append(out, gangName{KindPodGroup, "spec.schedulingGroup.podGroupName", *g.PodGroupName})
+	}
+	if v := p.Annotations[AnnotationVolcanoGroup]; v != "" {
+		out = append(out, gangName{KindVolcano, "annotation " + AnnotationVolcanoGroup, v})
+	}
+	// YuniKorn's own order: its label, its annotation, applicationId.
+	// Each one present must agree with the first.
+	if v := p.Labels[LabelYuniKornApp]; v != "" {
+		out = append(out, gangName{KindYuniKorn, "label " + LabelYuniKornApp, v})
+	}
+	if v := p.Annotations[LabelYuniKornApp]; v != "" {
+		out = append(out, gangName{KindYuniKorn, "annotation " + LabelYuniKornApp, v})
+	}
+	if v := p.Labels[LabelApplicationID]; v != "" {
+		out = append(out, gangName{KindYuniKorn, "label " + LabelApplicationID, v})
+	}
+	if len(out) == 0 {
+		return []gangName{{}}
+	}
+	return out
+}
+
+// maxMinMembers bounds a gang's minimum: more pods than any cluster runs
+// at once is a typo, not a gang.
+const maxMinMembers = 1 << 20
+
+// MinMembers returns the gang minimum p declares, and where: the
+// spindle.io/min-members annotation, else the sum of the minMember of
+// YuniKorn's task groups (annotation yunikorn.apache.org/task-groups,
+// YuniKorn reserves every group's minimum before the application runs);
+// 0 when p declares none. Errors name the annotation. A PodGroup
+// object's minimum (Volcano's minMember, Kubernetes' gang minCount) is the
+// caller's to read.
+func MinMembers(p *v1.Pod) (int, string, error) {
+	a := p.Annotations
+	if s, ok := a[AnnotationMinMembers]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > maxMinMembers {
+			return 0, "", fmt.Errorf("annotation %s: %q is not a count in [1, %d]", AnnotationMinMembers, s, maxMinMembers)
+		}
+		return n, "annotation " + AnnotationMinMembers, nil
+	}
+	s, ok := a[AnnotationYuniKornTaskGroups]
+	if !ok {
+		return 0, "", nil
+	}
+	var groups []struct {
+		Name      string `json:"name"`
+		MinMember int64  `json:"minMember"`
+	}
+	if err := json.Unmarshal([]byte(s), &groups); err != nil {
+		return 0, "", fmt.Errorf("annotation %s: not a JSON list of task groups: %v", AnnotationYuniKornTaskGroups, err)
+	}
+	total := int64(0)
+	for i, g := range groups {
+		if g.MinMember <= 0 || g.MinMember > maxMinMembers {
+			return 0, "", fmt.Errorf("annotation %s: task group %d (%q): minMember %d must be in [1, %d]", AnnotationYuniKornTaskGroups, i, g.Name, g.MinMember, maxMinMembers)
+		}
+		total += g.MinMember
+	}
+	if total > maxMinMembers {
+		return 0, "", fmt.Errorf("annotation %s: minMember sums to %d, more than %d", AnnotationYuniKornTaskGroups, total, maxMinMembers)
+	}
+	return int(total), "annotation " + AnnotationYuniKornTaskGroups, nil
 }
 
 // AwaitsDriver reports whether p is a Spark executor, which exists only

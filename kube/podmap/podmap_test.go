@@ -26,7 +26,7 @@ func TestIdentify(t *testing.T) {
 	}{
 		{"lone pod, queue from namespace", "team-a", nil, nil, Identity{Job: "pod:team-a/p", Kind: KindLone, Lone: true, Queue: "team-a"}},
 		{"spindle job task", "ns", map[string]string{LabelJob: "j1"}, nil, Identity{Job: "ns/j1", Kind: KindSpindle, Queue: "ns"}},
-		{"spindle job AM with queue", "ns", map[string]string{LabelJob: "j1", LabelRole: "am", LabelQueue: "gold"}, nil, Identity{Job: "ns/j1", Kind: KindSpindle, AM: true, Queue: "gold"}},
+		{"spindle job AM with queue", "ns", map[string]string{LabelJob: "j1", LabelRole: "am", LabelQueue: "gold"}, nil, Identity{Job: "ns/j1", Kind: KindSpindle, AM: true, Queue: "gold", QueueFrom: "label spindle.io/queue"}},
 		{"spark driver", "ns", map[string]string{LabelSparkApp: "spark-123", LabelSparkRole: "driver"}, nil, Identity{Job: "ns/spark-123", Kind: KindSpark, AM: true, Queue: "ns"}},
 		{"spark executor", "ns", map[string]string{LabelSparkApp: "spark-123", LabelSparkRole: "executor"}, nil, Identity{Job: "ns/spark-123", Kind: KindSpark, Queue: "ns"}},
 		{"spindle.io/job wins over spark", "ns", map[string]string{LabelJob: "mine", LabelSparkApp: "spark-123"}, nil, Identity{Job: "ns/mine", Kind: KindSpindle, Queue: "ns"}},
@@ -38,7 +38,7 @@ func TestIdentify(t *testing.T) {
 		{"batch Job by its ownerReference", "ns", nil, jobOwner, Identity{Job: "ns/job/etl", Kind: KindBatchJob, UID: "u-1", Queue: "ns"}},
 		{"a Job that is not the controller owns nothing", "ns", nil, notController, Identity{Job: "pod:ns/p", Kind: KindLone, Lone: true, Queue: "ns"}},
 		{"a ReplicaSet's pod stays a lone pod", "ns", nil, rsOwner, Identity{Job: "pod:ns/p", Kind: KindLone, Lone: true, Queue: "ns"}},
-		{"batch Job pod with a queue label", "ns", map[string]string{LabelBatchJobName: "etl", LabelQueue: "gold"}, nil, Identity{Job: "ns/job/etl", Kind: KindBatchJob, Queue: "gold"}},
+		{"batch Job pod with a queue label", "ns", map[string]string{LabelBatchJobName: "etl", LabelQueue: "gold"}, nil, Identity{Job: "ns/job/etl", Kind: KindBatchJob, Queue: "gold", QueueFrom: "label spindle.io/queue"}},
 		{"JobSet wins over its Jobs", "ns", map[string]string{LabelJobSetName: "train", LabelBatchJobName: "train-workers-0", LabelBatchControllerUID: "u-3"}, nil,
 			Identity{Job: "ns/jobset/train", Kind: KindJobSet, Queue: "ns"}},
 		{"JobSet leader as AM", "ns", map[string]string{LabelJobSetName: "train", LabelRole: "am"}, nil, Identity{Job: "ns/jobset/train", Kind: KindJobSet, AM: true, Queue: "ns"}},
@@ -48,6 +48,62 @@ func TestIdentify(t *testing.T) {
 		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: c.ns, Labels: c.labels, OwnerReferences: c.owners}}
 		if got := Identify(p); got != c.want {
 			t.Errorf("%s: Identify = %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
+// Pods shaped as the gang schedulers' users write them: Spark with
+// Volcano (spark.kubernetes.scheduler.volcano.podGroupTemplateFile puts
+// the group annotation <appId>-podgroup on driver and executors), the
+// Spark operator's spark-<app>-pg, YuniKorn's applicationId and
+// app-id, Kubernetes' own schedulingGroup.
+func TestIdentifyGangConventions(t *testing.T) {
+	pg := func(name string) *v1.PodSchedulingGroup { return &v1.PodSchedulingGroup{PodGroupName: &name} }
+	cases := []struct {
+		name        string
+		labels, ann map[string]string
+		group       *v1.PodSchedulingGroup
+		want        Identity
+	}{
+		{"Kubernetes PodGroup", nil, nil, pg("train"),
+			Identity{Job: "ns/podgroup/train", Kind: KindPodGroup, Group: "train", Queue: "ns"}},
+		{"empty podGroupName names nothing", nil, nil, pg(""),
+			Identity{Job: "pod:ns/p", Kind: KindLone, Lone: true, Queue: "ns"}},
+		{"Volcano group of a Spark driver", map[string]string{LabelSparkApp: "spark-1", LabelSparkRole: "driver"}, map[string]string{AnnotationVolcanoGroup: "spark-1-podgroup"}, nil,
+			Identity{Job: "ns/volcano/spark-1-podgroup", Kind: KindVolcano, Group: "spark-1-podgroup", AM: true, Queue: "ns"}},
+		{"Volcano group of a Spark executor", map[string]string{LabelSparkApp: "spark-1", LabelSparkRole: "executor"}, map[string]string{AnnotationVolcanoGroup: "spark-1-podgroup"}, nil,
+			Identity{Job: "ns/volcano/spark-1-podgroup", Kind: KindVolcano, Group: "spark-1-podgroup", Queue: "ns"}},
+		{"Volcano group wins over spindle.io/job", map[string]string{LabelJob: "mine"}, map[string]string{AnnotationVolcanoGroup: "g"}, nil,
+			Identity{Job: "ns/volcano/g", Kind: KindVolcano, Group: "g", Queue: "ns"}},
+		{"YuniKorn applicationId with its queue label", map[string]string{LabelApplicationID: "app-7", LabelYuniKornQueue: "root.sandbox"}, nil, nil,
+			Identity{Job: "ns/yunikorn/app-7", Kind: KindYuniKorn, Queue: "root.sandbox", QueueFrom: "label yunikorn.apache.org/queue"}},
+		{"YuniKorn app-id annotation, queue annotation", nil, map[string]string{LabelYuniKornApp: "app-8", LabelYuniKornQueue: "root.etl"}, nil,
+			Identity{Job: "ns/yunikorn/app-8", Kind: KindYuniKorn, Queue: "root.etl", QueueFrom: "annotation yunikorn.apache.org/queue"}},
+		{"YuniKorn label and annotation agreeing", map[string]string{LabelYuniKornApp: "a"}, map[string]string{LabelYuniKornApp: "a"}, nil,
+			Identity{Job: "ns/yunikorn/a", Kind: KindYuniKorn, Queue: "ns"}},
+		{"YuniKorn Spark driver (spark-app-selector too)", map[string]string{LabelSparkApp: "spark-2", LabelSparkRole: "driver", LabelApplicationID: "spark-2"}, nil, nil,
+			Identity{Job: "ns/yunikorn/spark-2", Kind: KindYuniKorn, AM: true, Queue: "ns"}},
+		{"spindle.io/queue wins over YuniKorn's", map[string]string{LabelApplicationID: "a", LabelQueue: "gold", LabelYuniKornQueue: "root.silver"}, nil, nil,
+			Identity{Job: "ns/yunikorn/a", Kind: KindYuniKorn, Queue: "gold", QueueFrom: "label spindle.io/queue"}},
+		{"YuniKorn queue on a lone pod", map[string]string{LabelYuniKornQueue: "root.adhoc"}, nil, nil,
+			Identity{Job: "pod:ns/p", Kind: KindLone, Lone: true, Queue: "root.adhoc", QueueFrom: "label yunikorn.apache.org/queue"}},
+		{"conflict: Volcano and YuniKorn name different groups", map[string]string{LabelApplicationID: "app-9"}, map[string]string{AnnotationVolcanoGroup: "pg-9"}, nil,
+			Identity{Job: "ns/volcano/pg-9", Kind: KindVolcano, Group: "pg-9", Queue: "ns",
+				Conflict: `conflicting groups: annotation scheduling.k8s.io/group-name names "pg-9" but label applicationId names "app-9"; remove one of them`}},
+		{"conflict: Kubernetes and Volcano PodGroups differ", nil, map[string]string{AnnotationVolcanoGroup: "b"}, pg("a"),
+			Identity{Job: "ns/podgroup/a", Kind: KindPodGroup, Group: "a", Queue: "ns",
+				Conflict: `conflicting groups: spec.schedulingGroup.podGroupName names "a" but annotation scheduling.k8s.io/group-name names "b"; remove one of them`}},
+		{"conflict: YuniKorn label and annotation differ", map[string]string{LabelYuniKornApp: "x"}, map[string]string{LabelYuniKornApp: "y"}, nil,
+			Identity{Job: "ns/yunikorn/x", Kind: KindYuniKorn, Queue: "ns",
+				Conflict: `conflicting groups: label yunikorn.apache.org/app-id names "x" but annotation yunikorn.apache.org/app-id names "y"; remove one of them`}},
+		{"the same name in two conventions is no conflict", map[string]string{LabelApplicationID: "same"}, map[string]string{AnnotationVolcanoGroup: "same"}, nil,
+			Identity{Job: "ns/volcano/same", Kind: KindVolcano, Group: "same", Queue: "ns"}},
+	}
+	for _, c := range cases {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Labels: c.labels, Annotations: c.ann}}
+		p.Spec.SchedulingGroup = c.group
+		if got := Identify(p); got != c.want {
+			t.Errorf("%s:\n got  %+v\n want %+v", c.name, got, c.want)
 		}
 	}
 }

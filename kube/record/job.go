@@ -26,10 +26,13 @@ type jobRec struct {
 	// priority is the first pod's spec.priority, as the scheduler takes
 	// it (normally the driver's, from its PriorityClass).
 	priority int32
-	pods     []*podRec
-	live     int       // pods not over
-	quiet    time.Time // when live last fell to 0 (or the AM ended with only pending pods left)
-	am       *podRec   // the first AM pod, nil without one
+	// minMembers is the gang minimum the first pod declares
+	// (podmap.MinMembers), 0 for none.
+	minMembers int
+	pods       []*podRec
+	live       int       // pods not over
+	quiet      time.Time // when live last fell to 0 (or the AM ended with only pending pods left)
+	am         *podRec   // the first AM pod, nil without one
 	// written is set once the job is in the workload; its pods are then
 	// forgotten.
 	written bool
@@ -49,6 +52,11 @@ func newJob(p *v1.Pod, id podmap.Identity, c *core) *jobRec {
 		h = podmap.Hints{}
 	}
 	j.hints = h
+	if n, _, err := podmap.MinMembers(p); err != nil {
+		c.problem("ignored gang minimum", fmt.Sprintf("pod %s/%s: %v", p.Namespace, p.Name, err))
+	} else {
+		j.minMembers = n
+	}
 	return j
 }
 
@@ -262,6 +270,16 @@ func (b *builder) build(j *jobRec, running string, largest func(resource.Vector)
 		rec.Admitted = b.at(firstBound)
 	}
 	wj.Phases = b.phases(tasks, largest)
+	if j.minMembers > 0 && len(wj.Phases) > 0 {
+		// The gang's minimum, as min_members counts it (the AM, then
+		// first-wave tasks); a gang that never had that many members
+		// recorded is kept at what it had.
+		most := wj.Phases[0].Tasks + btoi(am != nil)
+		if j.minMembers > most {
+			c.adjust("gang minimums above the pods recorded in the first wave, cut to them", 1)
+		}
+		wj.MinMembers = min(j.minMembers, most)
+	}
 	if !stillRunning {
 		rec.Finished = max(b.at(finished), wj.Submit)
 	}

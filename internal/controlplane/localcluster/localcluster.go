@@ -41,8 +41,8 @@ import (
 // The versions hack/build-kube.sh builds; they name the cache directory, so
 // they must match the script (a test checks).
 const (
-	KubeVersion = "v1.34.4"
-	EtcdVersion = "v3.6.4"
+	KubeVersion = "v1.37.2"
+	EtcdVersion = "v3.7.0"
 	KwokVersion = "v0.8.0"
 )
 

@@ -1,0 +1,88 @@
+package sched_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sched/fakecluster"
+)
+
+// Gang admission on a live core, two 8-vcore nodes, step by step:
+//
+//  1. G (a gang of 2 × 8 vcores) is admitted at its second request: both
+//     fit the two empty nodes together. It now owes both nodes.
+//  2. H (the same) waits: the room is owed to G, though nothing is placed
+//     yet; its reason says so, and L (1 vcore, no gang) is admitted past it.
+//  3. G's two requests are withdrawn (its pods deleted) before they are
+//     placed: the room is no longer owed, and H is admitted.
+func TestGangOwedRoom(t *testing.T) {
+	fc, err := fakecluster.New(fakecluster.Config{Nodes: []resource.Vector{big8, big8}, NodeNames: []string{"n1", "n2"}})
+	must(t, err)
+	gang := func(key string) *sched.Job {
+		j, err := fc.Submit(sched.JobSpec{Key: key, Open: true, MinMembers: 2})
+		must(t, err)
+		return j
+	}
+	g := gang("g")
+	must(t, fc.Ask("g", sched.Request{Key: "g-0", Resource: big8}))
+	if g.State() != sched.Waiting {
+		t.Fatalf("g is %v with 1 of its 2 members asked for; want waiting", g.State())
+	}
+	if why := fc.Core.WaitReason(g); !strings.Contains(why, "1 of its 2 members exist") {
+		t.Errorf("g waits because %q", why)
+	}
+	must(t, fc.Ask("g", sched.Request{Key: "g-1", Resource: big8}))
+	if g.State() == sched.Waiting {
+		t.Fatalf("g still waits with both members asked for on two empty nodes")
+	}
+	h := gang("h")
+	must(t, fc.Ask("h", sched.Request{Key: "h-0", Resource: big8}))
+	must(t, fc.Ask("h", sched.Request{Key: "h-1", Resource: big8}))
+	if h.State() != sched.Waiting {
+		t.Fatalf("h is %v while g owes every node; want waiting", h.State())
+	}
+	if why := fc.Core.WaitReason(h); !strings.Contains(why, "do not fit the free room together now beside the room owed to 1 gang(s)") {
+		t.Errorf("h waits because %q", why)
+	}
+	l, err := fc.Submit(sched.JobSpec{Key: "l", Open: true})
+	must(t, err)
+	must(t, fc.Ask("l", sched.Request{Key: "l-0", Resource: one}))
+	if l.State() == sched.Waiting {
+		t.Errorf("l waits behind gang h; a waiting gang must hold nobody back")
+	}
+	must(t, fc.Core.Cancel(fc.Now, g, "g-0"))
+	must(t, fc.Core.Cancel(fc.Now, g, "g-1"))
+	fc.Core.NodeUpdate(fc.Now, fc.Core.Cluster().Node(0)) // admission is retried on the next node update
+	if h.State() == sched.Waiting {
+		t.Fatalf("h still waits after g's members were withdrawn: %s", fc.Core.WaitReason(h))
+	}
+	settle(t, fc)
+	if err := fc.Core.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A gang that can never fit says so, and a simulated one is refused at
+// submission (its cluster never changes).
+func TestGangNeverFits(t *testing.T) {
+	fc, err := fakecluster.New(fakecluster.Config{Nodes: []resource.Vector{big8, big8}, NodeNames: []string{"n1", "n2"}})
+	must(t, err)
+	g, err := fc.Submit(sched.JobSpec{Key: "g", Open: true, MinMembers: 3})
+	must(t, err)
+	for _, k := range []string{"a", "b", "c"} {
+		must(t, fc.Ask("g", sched.Request{Key: k, Resource: big8}))
+	}
+	if why := fc.Core.WaitReason(g); g.State() != sched.Waiting || !strings.Contains(why, "never fit the cluster together") {
+		t.Errorf("g is %v: %q", g.State(), why)
+	}
+	_, err = fc.Submit(sched.JobSpec{Key: "s", MinMembers: 3, Phases: []sched.PhaseSpec{{Tasks: 3, Request: big8, StartAfter: 1}}})
+	if err == nil || !strings.Contains(err.Error(), "never fit the cluster together") {
+		t.Errorf("simulated gang that never fits: error %v", err)
+	}
+	_, err = fc.Submit(sched.JobSpec{Key: "t", MinMembers: 4, Phases: []sched.PhaseSpec{{Tasks: 3, Request: one, StartAfter: 1}}})
+	if err == nil || !strings.Contains(err.Error(), "min_members 4 is more than its AM and first phase's tasks (3)") {
+		t.Errorf("min_members above the tasks: error %v", err)
+	}
+}
