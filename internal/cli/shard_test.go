@@ -297,7 +297,7 @@ func TestKubeSweepCommand(t *testing.T) {
 	}
 	job := objs[1].(*batchv1.Job)
 	args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
-	if want := "compare -q -w /workload/mixed.yaml -p fifo,fair:max_am_share=-1,drf -a none --seed 1 --shard $(JOB_COMPLETION_INDEX)/5 -o /results/spindle-sweep/shard-$(JOB_COMPLETION_INDEX)"; args != want {
+	if want := "compare -w /workload/mixed.yaml -q -p fifo,fair:max_am_share=-1,drf -a none --seed 1 --shard $(JOB_COMPLETION_INDEX)/5 -o /results/spindle-sweep/shard-$(JOB_COMPLETION_INDEX)"; args != want {
 		t.Errorf("args\n got %s\nwant %s", args, want)
 	}
 }
