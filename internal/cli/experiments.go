@@ -174,11 +174,7 @@ func runExperimentsShard(cmd *cobra.Command, e experiments.Experiment, cfg exper
 // experiments NAME -o out' does.
 func mergeExperiments(cmd *cobra.Command, out string, parts []shard.Part) error {
 	m := parts[0].Manifest
-	opt := map[string]string{}
-	for _, o := range m.Options {
-		k, v, _ := strings.Cut(o, "=")
-		opt[k] = v
-	}
+	opt := optionMap(m)
 	e, ok := experiments.Lookup(opt["experiment"])
 	if !ok {
 		return fmt.Errorf("merge: shard %s: experiment %q is not one of this spindle's", parts[0].Dir, opt["experiment"])

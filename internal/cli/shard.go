@@ -232,14 +232,20 @@ func runSweepShard(cmd *cobra.Command, f *runFlags, spec aaexp.StaticSweepSpec, 
 	return m.Write(out)
 }
 
-// mergeSweep joins the shards of a sweep into out/sweep.json.
-func mergeSweep(out string, parts []shard.Part) error {
-	m := parts[0].Manifest
+// optionMap reads a manifest's KEY=VALUE options.
+func optionMap(m *shard.Manifest) map[string]string {
 	opt := map[string]string{}
 	for _, o := range m.Options {
 		k, v, _ := strings.Cut(o, "=")
 		opt[k] = v
 	}
+	return opt
+}
+
+// mergeSweep joins the shards of a sweep into out/sweep.json.
+func mergeSweep(out string, parts []shard.Part) error {
+	m := parts[0].Manifest
+	opt := optionMap(m)
 	reserves, err := aaexp.ParseReserveRange(opt["static"])
 	if err != nil {
 		return fmt.Errorf("merge: shard %s: static %w", parts[0].Dir, err)

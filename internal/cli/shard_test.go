@@ -139,31 +139,20 @@ func TestMergeRefuses(t *testing.T) {
 		return d
 	}()
 	seed := shard1("seed", "--seed", "2")
-	version := shard1("version")
-	m, err := os.ReadFile(filepath.Join(version, "shard.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(version, "shard.json"), bytes.Replace(m, []byte(`"spindle_version": "`), []byte(`"spindle_version": "0.0.1-old`), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	// The same file name with other contents is another workload.
 	if err := os.WriteFile(wl, append(orig, []byte("\n# edited\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	edited := shard1("edited")
+	mergeRefusals(t, dir, good, edited, wl)
 
 	for _, tc := range []struct {
 		name string
 		dirs []string
 		want string
 	}{
-		{"missing", good[:2], "shard 2/3 is missing"},
-		{"duplicated", []string{good[0], good[1], good[1], good[2]}, "shard 1/3 is given twice: " + good[1] + " and " + good[1]},
-		{"workload", []string{good[0], edited, good[2]}, "shard " + edited + " (1/3) is from another run: its workload is " + wl},
 		{"policies", []string{good[0], policies, good[2]}, "shard " + policies + " (1/3) is from another run: its cell list"},
 		{"seed", []string{good[0], seed, good[2]}, "shard " + seed + " (1/3) is from another run: its option list"},
-		{"version", []string{good[0], version, good[2]}, "shard " + version + " (1/3) is from another run: its spindle version is 0.0.1-old"},
 		{"not a shard", []string{good[0], dir}, "no shard.json"},
 		{"into a shard", good, "is shard 0/3's own directory"},
 	} {
