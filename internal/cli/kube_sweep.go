@@ -25,9 +25,9 @@ func newKubeSweep() *cobra.Command {
 		Use:   "sweep --shards N --image IMAGE [--namespace NS] [--storage PVC] [--merge] (-w WORKLOAD -p p1,p2,... | -- COMMAND ARGS...)",
 		Short: "Print the manifests that run a command's shards as a Kubernetes Indexed Job",
 		Long: `Print, for 'kubectl apply --server-side -f -', the manifests that run a
-spindle command in N shards on a cluster: 'spindle compare' of WORKLOAD under the policies
-(-w, -p, -a, --seed), or any command that takes --shard, given whole after
--- (compare, sweep, whatif, experiments):
+spindle command in N shards on a cluster: 'spindle compare' of WORKLOAD
+under the policies (-w, -p, -a, --seed), or any command that takes --shard,
+given whole after -- (compare, sweep, whatif, experiments):
 
   - a ConfigMap holding the workload; one larger than a ConfigMap holds
     (1 MiB) goes gzipped into binaryData when that fits, and otherwise is
