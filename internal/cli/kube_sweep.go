@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spindle-sched/spindle/experiments"
+	"github.com/spindle-sched/spindle/experiments/traces"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/shard/kubejob"
@@ -220,6 +221,10 @@ func podCommand(args []string) (podCmd, error) {
 		}
 		if _, ok := experiments.Lookup(c.Flags().Arg(0)); !ok {
 			return podCmd{}, usagef("experiments: unknown experiment %q", c.Flags().Arg(0))
+		}
+		if c.Flags().Arg(0) == "traces" {
+			// Every shard and the merge would fail on the missing log.
+			return podCmd{}, usagef("experiments traces reads the NASA iPSC log ($%s), which the image does not carry: run its shards where the log is, and merge them with 'spindle merge'", traces.NASAEnv)
 		}
 		pc.mergeFile = "EXPERIMENTS.md"
 	default:

@@ -247,6 +247,7 @@ func TestKubeSweepCommandErrors(t *testing.T) {
 		{[]string{"compare", "-w", tiny, "--nosuch"}, "compare: unknown flag: --nosuch"},
 		{[]string{"experiments", "dress", "--print"}, "a shard writes only its part"},
 		{[]string{"experiments", "nosuch"}, `unknown experiment "nosuch"`},
+		{[]string{"experiments", "traces"}, "reads the NASA iPSC log ($SPINDLE_NASA_SWF), which the image does not carry"},
 		{[]string{"experiments"}, "experiments: accepts 1 arg(s)"},
 		{[]string{"experiments", "dress", "-w", tiny}, "experiments generate their own workloads"},
 		{[]string{"whatif", "-w"}, "whatif -w: no file after it"},
