@@ -31,6 +31,17 @@ import (
 // Config tunes a run of an experiment.
 type Config = section.Config
 
+// Cells runs a share of an experiment's simulations, or replays what the
+// shares kept of them (spindle experiments --shard, spindle merge).
+type Cells = section.Cells
+
+// Share is a run of the cells owns picks, by position in the order the
+// experiment asks for them; Replay reads back kept, every cell's figures.
+var (
+	Share  = section.Share
+	Replay = section.Replay
+)
+
 // Experiment is one section of EXPERIMENTS.md.
 type Experiment struct {
 	Name    string // section key and command argument: "dress", "autoadmin", ...

@@ -11,12 +11,11 @@ import (
 	"embed"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/experiments/internal/section"
+	"github.com/spindle-sched/spindle/metrics"
 	adaptivepolicy "github.com/spindle-sched/spindle/policy/adaptive"
 	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/scenario"
@@ -207,8 +206,8 @@ func Run(cfg section.Config) (string, error) {
 	ss := allSettings()
 	cs := cases(ss, cfg.SeedList())
 	fmt.Fprintf(cfg.Log, "adaptive: %d simulations\n", len(cs))
-	outs, err := runAll(cs, cfg.Parallel)
-	if err != nil {
+	outs, err := runAll(cfg, cs)
+	if err != nil || cfg.Partial() {
 		return "", err
 	}
 	res := results{}
@@ -219,22 +218,25 @@ func Run(cfg section.Config) (string, error) {
 	return section.Render(templates, "section.md.tmpl", tables(cfg.Seeds, ss, res))
 }
 
-// runAll runs every case, at most parallel at once; the outcomes are in
-// case order and do not depend on parallel. Runs with an exact forecast go
-// through the runner; a noisy forecast is a simulator option the runner
-// does not carry, so those runs call the simulator directly and are
-// measured the same way.
-func runAll(cases []simCase, parallel int) ([]out, error) {
-	if parallel <= 0 {
-		parallel = runtime.GOMAXPROCS(0)
-	}
+// kept is what the section keeps of a simulation (section.Simulate): the
+// summary and, for the goal-driven schemes, their completion projections.
+type kept struct {
+	Summary   *metrics.Summary          `json:"summary"`
+	Estimates []adaptivepolicy.Estimate `json:"estimates,omitempty"`
+}
+
+// runAll runs every case, at most cfg.Parallel at once; the outcomes are
+// in case order and do not depend on the parallelism. A share of the
+// cases (cfg.Partial) returns no outcomes.
+func runAll(cfg section.Config, cases []simCase) ([]out, error) {
 	// Workloads are shared by the policies of a setting and seed.
 	type wkey struct {
 		set  setting
 		seed uint64
 	}
 	wls := map[wkey]*workload.Workload{}
-	for _, c := range cases {
+	specs := make([]runner.Spec, len(cases))
+	for i, c := range cases {
 		k := wkey{c.set, c.seed}
 		if wls[k] == nil {
 			w, err := c.set.workload(c.seed)
@@ -243,37 +245,37 @@ func runAll(cases []simCase, parallel int) ([]out, error) {
 			}
 			wls[k] = w
 		}
+		name := fmt.Sprintf("adaptive-shared exp %d load %g B %g tasks %g seed %d", c.set.exp, c.set.load, c.set.burst, c.set.tasks, c.seed)
+		specs[i] = runner.Spec{Workload: wls[k], WorkloadName: name, Policy: c.policy, Seed: c.seed, ForecastError: c.forecast, Estimates: c.est}
+	}
+	ks, err := section.Simulate(cfg, specs, func(i int, o *runner.Outcome) (kept, error) {
+		k := kept{Summary: section.Plain(o.Summary)}
+		if p, ok := o.Result.Policy.(*adaptivepolicy.Policy); ok {
+			k.Estimates = p.Estimates()
+		}
+		if o.Summary.Deadlocked {
+			c := cases[i]
+			return k, fmt.Errorf("exp %d, %s, seed %d: deadlocked with %d jobs stuck", c.set.exp, c.policy, c.seed, len(o.Summary.StuckJobs))
+		}
+		return k, nil
+	}, nil)
+	if err != nil || cfg.Partial() {
+		return nil, err
 	}
 	outs := make([]out, len(cases))
-	errs := make([]error, len(cases))
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
 	for i, c := range cases {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			outs[i], errs[i] = runOne(wls[wkey{c.set, c.seed}], c)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("exp %d, %s, seed %d: %w", cases[i].set.exp, cases[i].policy, cases[i].seed, err)
+		if outs[i], err = reduce(wls[wkey{c.set, c.seed}], ks[i]); err != nil {
+			return nil, fmt.Errorf("exp %d, %s, seed %d: %w", c.set.exp, c.policy, c.seed, err)
 		}
 	}
 	return outs, nil
 }
 
-func runOne(w *workload.Workload, c simCase) (out, error) {
-	name := fmt.Sprintf("adaptive-shared exp %d load %g B %g tasks %g seed %d", c.set.exp, c.set.load, c.set.burst, c.set.tasks, c.seed)
-	o2, err := runner.Run(runner.Spec{Workload: w, WorkloadName: name, Policy: c.policy, Seed: c.seed, ForecastError: c.forecast, Estimates: c.est})
-	if err != nil {
-		return out{}, err
-	}
-	res, sum := o2.Result, o2.Summary
-	o := out{util: sum.UtilizationAvg, completed: sum.JobsCompleted, total: sum.JobsTotal}
+// reduce is what the report keeps of a run on w: goals met, lateness,
+// utilisation, the external demand unmet and all of it over the run.
+func reduce(w *workload.Workload, k kept) (out, error) {
+	sum := k.Summary
+	o := out{util: sum.UtilizationAvg, completed: sum.JobsCompleted, total: sum.JobsTotal, est: k.Estimates}
 	if sum.DeadlineMetFrac != nil {
 		o.met = *sum.DeadlineMetFrac
 	}
@@ -294,12 +296,6 @@ func runOne(w *workload.Workload, c simCase) (out, error) {
 		}
 		end := clock.Time(math.Round(sum.MakespanS * float64(clock.Second)))
 		o.demand = curve.Integral(0, end) * w.Cluster.Capacity().VCoresFloat()
-	}
-	if p, ok := res.Policy.(*adaptivepolicy.Policy); ok {
-		o.est = p.Estimates()
-	}
-	if sum.Deadlocked {
-		return o, fmt.Errorf("deadlocked with %d jobs stuck", len(sum.StuckJobs))
 	}
 	return o, nil
 }

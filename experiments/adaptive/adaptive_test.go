@@ -1,6 +1,7 @@
 package adaptive
 
 import (
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func TestAdaptiveRuns(t *testing.T) {
 		{set, "adaptive+", 0, sim.Estimates{Source: sim.EstimatesOracle, Error: 0.3}, 1},
 		{setting{exp: 2, load: 0.4, preset: "paper"}, "adaptive+", 0, sim.Estimates{Source: sim.EstimatesHistory}, 1},
 	}
-	outs, err := runAll(cs, 2)
+	outs, err := runAll(section.Config{Parallel: 2, Log: io.Discard}, cs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +97,11 @@ func TestRunAllIgnoresParallelism(t *testing.T) {
 			cs = append(cs, simCase{setting{exp: 3, load: 0.4, burst: 1}, pol, 0.2 * float64(seed-1), sim.Estimates{}, seed})
 		}
 	}
-	one, err := runAll(cs, 1)
+	one, err := runAll(section.Config{Parallel: 1, Log: io.Discard}, cs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	four, err := runAll(cs, 4)
+	four, err := runAll(section.Config{Parallel: 4, Log: io.Discard}, cs)
 	if err != nil {
 		t.Fatal(err)
 	}

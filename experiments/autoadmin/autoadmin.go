@@ -22,7 +22,7 @@ func Run(cfg section.Config) (string, error) { return report(cfg, fullPlan) }
 // report runs a plan and writes its section.
 func report(cfg section.Config, plan runPlan) (string, error) {
 	res, err := simulate(cfg, plan)
-	if err != nil {
+	if err != nil || cfg.Partial() {
 		return "", err
 	}
 	return section.Render(templates, "section.md.tmpl", tables(cfg.Seeds, plan, res))
@@ -145,7 +145,7 @@ func simulate(cfg section.Config, plan runPlan) (*results, error) {
 	}
 	run := func(label string, w *workload.Workload, scored []string, withLimits bool) (*workloadCase, error) {
 		fmt.Fprintf(cfg.Log, "autoadmin: %s\n", label)
-		res, err := StaticSweep(StaticSweepSpec{Workload: w, WorkloadName: label, Policy: basePolicy,
+		res, err := sweepCells(cfg, StaticSweepSpec{Workload: w, WorkloadName: label, Policy: basePolicy,
 			Reserves: plan.Reserves, With: scored, Seeds: seeds, Parallel: cfg.Parallel})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
@@ -155,7 +155,7 @@ func simulate(cfg section.Config, plan runPlan) (*results, error) {
 			if !withLimits {
 				break
 			}
-			p, err := runPolicy(w, label, l.spec, seeds, cfg.Parallel)
+			p, err := runPolicy(cfg, w, label, l.spec, seeds)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", label, err)
 			}
@@ -203,7 +203,7 @@ func simulate(cfg section.Config, plan runPlan) (*results, error) {
 		c.exp = e
 		hetero = append(hetero, c)
 	}
-	burst, err := runBurst(plan, seeds, cfg.Parallel)
+	burst, err := runBurst(cfg, plan, seeds)
 	if err != nil {
 		return nil, err
 	}
@@ -212,22 +212,22 @@ func simulate(cfg section.Config, plan runPlan) (*results, error) {
 
 // runPolicy runs a workload under a policy without admission control, on
 // every seed.
-func runPolicy(w *workload.Workload, label, pol string, seeds []uint64, parallel int) (StaticPoint, error) {
+func runPolicy(cfg section.Config, w *workload.Workload, label, pol string, seeds []uint64) (StaticPoint, error) {
 	p := StaticPoint{Admission: "none", Reserve: math.NaN(), JobsCompleted: math.MaxInt, JobsTotal: len(w.Jobs)}
 	var specs []runner.Spec
 	for _, s := range seeds {
 		specs = append(specs, runner.Spec{Workload: w, WorkloadName: label, Policy: pol, Seed: s})
 	}
-	outs, err := runner.RunAll(specs, parallel, nil)
-	if err != nil {
+	sums, err := section.Simulate(cfg, specs, plain, nil)
+	if err != nil || cfg.Partial() {
 		return p, err
 	}
-	for _, o := range outs {
-		p.Makespans = append(p.Makespans, o.Summary.MakespanS)
-		if o.Summary.Deadlocked {
+	for _, s := range sums {
+		p.Makespans = append(p.Makespans, s.MakespanS)
+		if s.Deadlocked {
 			p.DeadlockedSeeds++
 		}
-		p.JobsCompleted = min(p.JobsCompleted, o.Summary.JobsCompleted)
+		p.JobsCompleted = min(p.JobsCompleted, s.JobsCompleted)
 	}
 	return p, nil
 }
@@ -239,7 +239,7 @@ type burstRun struct {
 	deadlockedSeeds   int
 }
 
-func runBurst(plan runPlan, seeds []uint64, parallel int) ([]burstRun, error) {
+func runBurst(cfg section.Config, plan runPlan, seeds []uint64) ([]burstRun, error) {
 	w, err := scenario.AutoAdminHomogeneous{AM: plan.Burst[0], Task: plan.Burst[1], Jobs: plan.Jobs, InputMB: 100, Model: plan.Model}.Generate()
 	if err != nil {
 		return nil, err
@@ -257,18 +257,21 @@ func runBurst(plan runPlan, seeds []uint64, parallel int) ([]burstRun, error) {
 			specs = append(specs, runner.Spec{Workload: w, WorkloadName: "burst", Policy: r.policy, Admission: r.admission, Seed: s})
 		}
 	}
-	outs, err := runner.RunAll(specs, parallel, nil)
-	if err != nil {
+	sums, err := section.Simulate(cfg, specs, plain, nil)
+	if err != nil || cfg.Partial() {
 		return nil, err
 	}
-	for i, o := range outs {
+	for i, s := range sums {
 		r := &runs[i/len(seeds)]
 		if i%len(seeds) == 0 {
-			r.sum = o.Summary
+			r.sum = s
 		}
-		if o.Summary.Deadlocked {
+		if s.Deadlocked {
 			r.deadlockedSeeds++
 		}
 	}
 	return runs, nil
 }
+
+// plain keeps a run's summary (section.Simulate), without reports.
+func plain(_ int, o *runner.Outcome) (*metrics.Summary, error) { return section.Plain(o.Summary), nil }

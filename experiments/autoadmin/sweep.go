@@ -16,6 +16,7 @@ import (
 
 	aa "github.com/spindle-sched/spindle/admission/autoadmin"
 	"github.com/spindle-sched/spindle/experiments/internal/section"
+	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/workload"
 )
@@ -219,12 +220,7 @@ func RunSweepCells(s StaticSweepSpec, picks []int) ([]SweepCell, error) {
 		}
 		mine[i] = specs[k]
 	}
-	// Run in batches so that a sweep over a large workload keeps summaries,
-	// not every run's job timelines.
-	batch := max(1, s.Parallel) * 4
-	if s.Parallel <= 0 {
-		batch = 32
-	}
+	batch := sweepBatch(s.Parallel)
 	cells := make([]SweepCell, 0, len(mine))
 	for lo := 0; lo < len(mine); lo += batch {
 		hi := min(len(mine), lo+batch)
@@ -233,16 +229,56 @@ func RunSweepCells(s StaticSweepSpec, picks []int) ([]SweepCell, error) {
 			return nil, err
 		}
 		for k, o := range outs {
-			sum, sp := o.Summary, mine[lo+k]
-			c := SweepCell{Admission: sp.Admission, Seed: sp.Seed, MakespanS: sum.MakespanS, Deadlocked: sum.Deadlocked,
-				JobsCompleted: sum.JobsCompleted, JobsTotal: len(s.Workload.Jobs)}
-			if rep, ok := sum.Reports["autoadmin"].(aa.Report); ok {
-				c.Report = &rep
-			}
-			cells = append(cells, c)
+			cells = append(cells, sweepCell(mine[lo+k], o.Summary, len(s.Workload.Jobs)))
 		}
 	}
 	return cells, nil
+}
+
+// sweepBatch is how many runs a sweep starts at once: it runs in batches
+// so that a sweep over a large workload keeps summaries, not every run's
+// job timelines.
+func sweepBatch(parallel int) int {
+	if parallel <= 0 {
+		return 32
+	}
+	return parallel * 4
+}
+
+// sweepCell is what a sweep keeps of run sp of a workload of jobs jobs.
+func sweepCell(sp runner.Spec, sum *metrics.Summary, jobs int) SweepCell {
+	c := SweepCell{Admission: sp.Admission, Seed: sp.Seed, MakespanS: sum.MakespanS, Deadlocked: sum.Deadlocked,
+		JobsCompleted: sum.JobsCompleted, JobsTotal: jobs}
+	if rep, ok := sum.Reports["autoadmin"].(aa.Report); ok {
+		c.Report = &rep
+	}
+	return c
+}
+
+// sweepCells runs a sweep as an experiment's cells (section.Simulate), in
+// the batches RunSweepCells runs; a share of the cells (cfg.Partial)
+// returns no result.
+func sweepCells(cfg section.Config, s StaticSweepSpec) (*StaticSweepResult, error) {
+	specs, err := s.cellSpecs()
+	if err != nil {
+		return nil, err
+	}
+	batch := sweepBatch(s.Parallel)
+	cells := make([]SweepCell, 0, len(specs))
+	for lo := 0; lo < len(specs); lo += batch {
+		hi := min(len(specs), lo+batch)
+		got, err := section.Simulate(cfg, specs[lo:hi], func(i int, o *runner.Outcome) (SweepCell, error) {
+			return sweepCell(specs[lo+i], o.Summary, len(s.Workload.Jobs)), nil
+		}, nil)
+		if err != nil {
+			return nil, err
+		}
+		cells = append(cells, got...)
+	}
+	if cfg.Partial() {
+		return nil, nil
+	}
+	return AggregateSweep(s.Reserves, s.With, len(s.Seeds), cells)
 }
 
 // AggregateSweep reduces every cell of a sweep, in SweepCellKeys order,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spindle-sched/spindle/experiments/internal/section"
 	"github.com/spindle-sched/spindle/metrics"
+	djsfpolicy "github.com/spindle-sched/spindle/policy/djsf"
 	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/scenario"
 	"github.com/spindle-sched/spindle/sim"
@@ -134,9 +135,25 @@ type run struct {
 	jobs   []metrics.Job
 }
 
+// kept is what the section keeps of a simulation (section.Simulate).
+type kept struct {
+	Summary *metrics.Summary   `json:"summary"`
+	Jobs    []metrics.Job      `json:"jobs"`
+	DJSF    *djsfpolicy.Report `json:"djsf,omitempty"`
+}
+
+func keep(_ int, o *runner.Outcome) (kept, error) {
+	k := kept{Summary: section.Plain(o.Summary), Jobs: o.Jobs}
+	if r, ok := o.Summary.Reports["djsf"].(djsfpolicy.Report); ok {
+		k.DJSF = &r
+	}
+	return k, nil
+}
+
 // compare runs every (policy, estimate) pair on one workload and seed and
 // puts their throughput on the common axis of the slowest run's makespan.
-func compare(w *workload.Workload, name string, seed uint64, pairs []run, parallel int) ([]run, error) {
+// A share of the cells (cfg.Partial) returns no runs.
+func compare(cfg section.Config, w *workload.Workload, name string, seed uint64, pairs []run) ([]run, error) {
 	specs := make([]runner.Spec, len(pairs))
 	for i, p := range pairs {
 		src := p.est.src
@@ -146,14 +163,19 @@ func compare(w *workload.Workload, name string, seed uint64, pairs []run, parall
 		specs[i] = runner.Spec{Workload: w, WorkloadName: name, Policy: p.policy, Seed: seed,
 			Estimates: sim.Estimates{Source: src, Error: p.est.err}}
 	}
-	outs, err := runner.RunAll(specs, parallel, nil)
-	if err != nil {
+	ks, err := section.Simulate(cfg, specs, keep, nil)
+	if err != nil || cfg.Partial() {
 		return nil, err
 	}
-	sums := make([]*metrics.Summary, len(outs))
-	for i, o := range outs {
-		sums[i] = o.Summary
-		pairs[i].sum, pairs[i].jobs = o.Summary, o.Jobs
+	sums := make([]*metrics.Summary, len(ks))
+	for i, k := range ks {
+		s := k.Summary
+		s.RestoreFinishes(k.Jobs)
+		if k.DJSF != nil {
+			s.Reports = map[string]any{"djsf": *k.DJSF}
+		}
+		sums[i] = s
+		pairs[i].sum, pairs[i].jobs = s, k.Jobs
 	}
 	metrics.CompareRuns(sums)
 	return pairs, nil
@@ -212,9 +234,12 @@ func simulate(cfg section.Config, c setting) (*runs, error) {
 		}
 		fmt.Fprintf(cfg.Log, "djsf: %s, seed %d: %d runs\n", c.label, seed, len(pairs))
 		name := strings.TrimSpace(fmt.Sprintf("djsf-google --jobs 1000 %s --seed %d", c.flags, seed))
-		done, err := compare(w, name, seed, pairs, cfg.Parallel)
+		done, err := compare(cfg, w, name, seed, pairs)
 		if err != nil {
 			return nil, fmt.Errorf("djsf: %s, seed %d: %w", c.label, seed, err)
+		}
+		if cfg.Partial() {
+			continue
 		}
 		for _, r := range done {
 			if k, ok := strings.CutPrefix(r.policy, "djsf:k="); ok {
@@ -254,13 +279,15 @@ func bound(cfg section.Config, g scenario.DJSFGoogle) ([]float64, error) {
 		}
 		specs = append(specs, runner.Spec{Workload: &big, Policy: "fifo", Seed: seed})
 	}
-	outs, err := runner.RunAll(specs, cfg.Parallel, nil)
+	jcts, err := section.Simulate(cfg, specs, func(_ int, o *runner.Outcome) (*float64, error) {
+		return o.Summary.JCTAvgS, nil
+	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("djsf: no-contention bound: %w", err)
 	}
-	out := make([]float64, len(outs))
-	for i, o := range outs {
-		out[i] = section.Deref(o.Summary.JCTAvgS)
+	out := make([]float64, len(jcts))
+	for i, j := range jcts {
+		out[i] = section.Deref(j)
 	}
 	return out, nil
 }
@@ -277,7 +304,7 @@ func Run(cfg section.Config) (string, error) {
 		sets[i] = s
 	}
 	b, err := bound(cfg, sets[mainSetting].c.g)
-	if err != nil {
+	if err != nil || cfg.Partial() {
 		return "", err
 	}
 	return section.Render(templates, "section.md.tmpl", tables(cfg.Seeds, sets, b), funcs)

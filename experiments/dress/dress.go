@@ -149,7 +149,7 @@ const paperMakespanSpark = 0.6
 // Run performs the experiment and returns the section's markdown body.
 func Run(cfg section.Config) (string, error) {
 	runs, err := simulate(cfg)
-	if err != nil {
+	if err != nil || cfg.Partial() {
 		return "", err
 	}
 	return section.Render(templates, "section.md.tmpl", tables(cfg.Seeds, runs))
@@ -172,9 +172,12 @@ func simulate(cfg section.Config) ([][][]run, error) {
 		}
 	}
 	fmt.Fprintf(cfg.Log, "dress: %d simulations\n", len(specs))
-	outs, err := runner.RunAll(specs, cfg.Parallel, nil)
+	kept, err := section.Simulate(cfg, specs, keep, nil)
 	if err != nil {
 		return nil, fmt.Errorf("dress: %w", err)
+	}
+	if cfg.Partial() {
+		return nil, nil
 	}
 	runs := make([][][]run, len(settings))
 	i := 0
@@ -182,7 +185,7 @@ func simulate(cfg section.Config) ([][][]run, error) {
 		runs[s] = make([][]run, cfg.Seeds)
 		for k := range cfg.Seeds {
 			for range policies {
-				runs[s][k] = append(runs[s][k], figures(outs[i]))
+				runs[s][k] = append(runs[s][k], figures(kept[i]))
 				i++
 			}
 		}

@@ -20,23 +20,35 @@ type run struct {
 	completed, total                           int
 }
 
-func figures(o *runner.Outcome) run {
-	s := o.Summary
+// kept is what the section keeps of a simulation (section.Simulate).
+type kept struct {
+	Summary *metrics.Summary `json:"summary"`
+	// SmallJCT are the small jobs' JCTs by id.
+	SmallJCT map[string]float64  `json:"small_jct"`
+	DRESS    *dresspolicy.Report `json:"dress,omitempty"`
+}
+
+func keep(_ int, o *runner.Outcome) (kept, error) {
+	k := kept{Summary: section.Plain(o.Summary), SmallJCT: map[string]float64{}}
+	for _, j := range o.Jobs {
+		if j.Category == metrics.Small && j.JCT != nil {
+			k.SmallJCT[j.ID] = *j.JCT
+		}
+	}
+	if rep, ok := o.Summary.Reports["dress"].(dresspolicy.Report); ok {
+		k.DRESS = &rep
+	}
+	return k, nil
+}
+
+func figures(k kept) run {
+	s := k.Summary
 	d := section.Deref
-	r := run{makespan: s.MakespanS, waitAvg: d(s.WaitAvgS), waitMed: d(s.WaitMedianS),
+	return run{makespan: s.MakespanS, waitAvg: d(s.WaitAvgS), waitMed: d(s.WaitMedianS),
 		jctAvg: d(s.JCTAvgS), jctMed: d(s.JCTMedianS),
 		smallJCT: d(s.Categories[metrics.Small].JCTAvg), largeJCT: d(s.Categories[metrics.Large].JCTAvg),
 		smallWait: d(s.Categories[metrics.Small].WaitAvg), util: s.UtilizationAvg,
-		jct: map[string]float64{}, completed: s.JobsCompleted, total: s.JobsTotal}
-	for _, j := range o.Jobs {
-		if j.Category == metrics.Small && j.JCT != nil {
-			r.jct[j.ID] = *j.JCT
-		}
-	}
-	if rep, ok := s.Reports["dress"].(dresspolicy.Report); ok {
-		r.acc = &rep
-	}
-	return r
+		jct: k.SmallJCT, completed: s.JobsCompleted, total: s.JobsTotal, acc: k.DRESS}
 }
 
 // Compare is a policy against Capacity on one workload, in percent.

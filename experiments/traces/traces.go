@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/spindle-sched/spindle/experiments/internal/section"
+	"github.com/spindle-sched/spindle/metrics"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/runner"
 	"github.com/spindle-sched/spindle/sim"
@@ -95,12 +96,14 @@ func Run(cfg section.Config) (string, error) {
 		}
 	}
 	fmt.Fprintf(cfg.Log, "traces: %d simulations of %s\n", len(specs), path)
-	outs, err := runner.RunAll(specs, cfg.Parallel, func(n int) {
+	sums, err := section.Simulate(cfg, specs, func(_ int, o *runner.Outcome) (*metrics.Summary, error) {
+		return section.Plain(o.Summary), nil
+	}, func(n int) {
 		if n%10 == 0 {
 			fmt.Fprintf(cfg.Log, "traces: %d/%d done\n", n, len(specs))
 		}
 	})
-	if err != nil {
+	if err != nil || cfg.Partial() {
 		return "", err
 	}
 	// figs[load][row][seed]
@@ -110,7 +113,7 @@ func Run(cfg section.Config) (string, error) {
 		figs[l] = make([][]figures, len(rows))
 		for r := range rows {
 			for range cfg.Seeds {
-				figs[l][r] = append(figs[l][r], figuresOf(outs[k].Summary))
+				figs[l][r] = append(figs[l][r], figuresOf(sums[k]))
 				k++
 			}
 		}

@@ -109,6 +109,39 @@ func TestLiveKubeSweepDryRunAndShardsAsTheJobRunsThem(t *testing.T) {
 	for _, o := range append(append([]runtime.Object{}, objs...), mergeObjs...) {
 		create(t, c.Client, o, true)
 	}
+	// Every other command kube sweep shards, and a workload over a
+	// ConfigMap's 1 MiB (gzipped into binaryData), pass the same dry run.
+	big := filepath.Join(t.TempDir(), "big.json")
+	if _, stderr, code := run(t, "generate", "synthetic", "--jobs", "2000", "-o", big); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	rec := filepath.Join(t.TempDir(), "rec.yaml")
+	if err := os.WriteFile(rec, []byte(recordedDoc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{
+		{"sweep", "-w", "../../examples/am-burst.yaml", "-p", "fair:max_am_share=-1", "--static", "0:20:5"},
+		{"whatif", "-w", rec, "-p", "fifo,fair"},
+		{"experiments", "dress", "--seeds", "1"},
+		{"compare", "-w", big, "-p", "fifo,fair"},
+	} {
+		for _, merge := range []bool{false, true} {
+			a := []string{"kube", "sweep", "--shards", "3", "--image", "registry.example/spindle:dev", "--namespace", ns, "--name", "sw-" + cmd[0]}
+			if merge {
+				a = append(a, "--merge")
+			}
+			out, stderr, code := run(t, append(append(a, "--"), cmd...)...)
+			if code != 0 {
+				t.Fatalf("kube sweep -- %s (merge %v): exit %d: %s", cmd[0], merge, code, stderr)
+			}
+			for _, o := range decodeManifests(t, []byte(out)) {
+				if cm, ok := o.(*corev1.ConfigMap); ok && cmd[0] == "compare" && len(cm.BinaryData["big.json.gz"]) == 0 {
+					t.Errorf("the 2000-job workload is not gzipped into binaryData: %d data keys", len(cm.Data))
+				}
+				create(t, c.Client, o, true)
+			}
+		}
+	}
 	for _, o := range objs {
 		create(t, c.Client, o, false)
 	}
@@ -136,20 +169,7 @@ func TestLiveKubeSweepDryRunAndShardsAsTheJobRunsThem(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/spindle").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cm := objs[0].(*corev1.ConfigMap)
-	wdir, rdir := filepath.Join(dir, "workload"), filepath.Join(dir, "results")
-	for _, d := range []string{wdir, rdir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for k, v := range cm.Data {
-		if err := os.WriteFile(filepath.Join(wdir, k), []byte(v), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// mount maps the pod's paths onto the test's directories.
-	mount := strings.NewReplacer(kubejob.WorkloadDir, wdir, kubejob.ResultsDir, rdir)
+	wdir, rdir, mount := podFS(t, dir, objs[0].(*corev1.ConfigMap))
 	seen := map[string]bool{}
 	var wg sync.WaitGroup
 	errs := make([]error, len(pods))

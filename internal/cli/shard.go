@@ -99,7 +99,10 @@ func noteShard(out io.Writer, s shard.Spec, m *shard.Manifest) {
 		fmt.Fprintf(out, "shard %s: no cells (%d cells over %d shards); writing only its manifest\n", s, len(m.Cells), s.Count)
 		return
 	}
-	fmt.Fprintf(out, "shard %s: %d of %d cells: %s\n", s, len(keys), len(m.Cells), strings.Join(keys, " "))
+	if len(keys) > 6 {
+		keys = append(keys[:3:3], "...", keys[len(keys)-1])
+	}
+	fmt.Fprintf(out, "shard %s: %d of %d cells: %s\n", s, len(m.Ran), len(m.Cells), strings.Join(keys, " "))
 }
 
 func newMerge() *cobra.Command {
@@ -107,12 +110,14 @@ func newMerge() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "merge -o OUT DIR...",
 		Short: "Join the parts of a run made with --shard into what one run writes",
-		Long: `Join the output directories of the shards of one run ('compare', 'whatif' or
-'sweep' with --shard I/N -o DIR) into OUT, which then holds what the run
-without --shard writes: every run directory (summary.json, jobs.csv,
-timeline.csv), runs.json and report.html, or sweep.json for a sweep. The
-summaries' measures that span the whole comparison (throughput against the
-slowest run) are computed again over every run; wall_s stays each run's own.
+		Long: `Join the output directories of the shards of one run ('compare', 'whatif',
+'sweep' or 'experiments' with --shard I/N -o DIR) into OUT, which then holds
+what the run without --shard writes: every run directory (summary.json,
+jobs.csv, timeline.csv), runs.json and report.html, or sweep.json for a
+sweep. The summaries' measures that span the whole comparison (throughput
+against the slowest run) are computed again over every run; wall_s stays
+each run's own. For an experiment OUT is the markdown file (EXPERIMENTS.md)
+whose section is written in place, as 'spindle experiments -o' does.
 
 merge refuses, naming the shard, when one of 0..N-1 is missing or given
 twice, or when a shard ran another command, workload (compared by content),
@@ -121,7 +126,8 @@ that failed before its end wrote no shard.json and is refused as missing.`,
 		Example: `  spindle compare -w w.yaml -p fifo,fair,drf,dress+ --shard 0/2 -o part0 &
   spindle compare -w w.yaml -p fifo,fair,drf,dress+ --shard 1/2 -o part1
   wait; spindle merge -o out part0 part1
-  spindle merge -o out parts/*`,
+  spindle merge -o out parts/*
+  spindle merge -o EXPERIMENTS.md dress-part*`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("merge wants the shards' directories, e.g. spindle merge -o out part0 part1")
@@ -142,6 +148,8 @@ that failed before its end wrote no shard.json and is refused as missing.`,
 				err = shard.MergeRuns(out, parts, reportOptions())
 			case "sweep":
 				err = mergeSweep(out, parts)
+			case "experiments":
+				err = mergeExperiments(cmd, out, parts)
 			default:
 				err = fmt.Errorf("merge: shards of %q cannot be merged by this spindle", m.Command)
 			}
@@ -224,14 +232,20 @@ func runSweepShard(cmd *cobra.Command, f *runFlags, spec aaexp.StaticSweepSpec, 
 	return m.Write(out)
 }
 
-// mergeSweep joins the shards of a sweep into out/sweep.json.
-func mergeSweep(out string, parts []shard.Part) error {
-	m := parts[0].Manifest
+// optionMap reads a manifest's KEY=VALUE options.
+func optionMap(m *shard.Manifest) map[string]string {
 	opt := map[string]string{}
 	for _, o := range m.Options {
 		k, v, _ := strings.Cut(o, "=")
 		opt[k] = v
 	}
+	return opt
+}
+
+// mergeSweep joins the shards of a sweep into out/sweep.json.
+func mergeSweep(out string, parts []shard.Part) error {
+	m := parts[0].Manifest
+	opt := optionMap(m)
 	reserves, err := aaexp.ParseReserveRange(opt["static"])
 	if err != nil {
 		return fmt.Errorf("merge: shard %s: static %w", parts[0].Dir, err)

@@ -139,31 +139,20 @@ func TestMergeRefuses(t *testing.T) {
 		return d
 	}()
 	seed := shard1("seed", "--seed", "2")
-	version := shard1("version")
-	m, err := os.ReadFile(filepath.Join(version, "shard.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(version, "shard.json"), bytes.Replace(m, []byte(`"spindle_version": "`), []byte(`"spindle_version": "0.0.1-old`), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	// The same file name with other contents is another workload.
 	if err := os.WriteFile(wl, append(orig, []byte("\n# edited\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	edited := shard1("edited")
+	mergeRefusals(t, dir, good, edited, wl)
 
 	for _, tc := range []struct {
 		name string
 		dirs []string
 		want string
 	}{
-		{"missing", good[:2], "shard 2/3 is missing"},
-		{"duplicated", []string{good[0], good[1], good[1], good[2]}, "shard 1/3 is given twice: " + good[1] + " and " + good[1]},
-		{"workload", []string{good[0], edited, good[2]}, "shard " + edited + " (1/3) is from another run: its workload is " + wl},
 		{"policies", []string{good[0], policies, good[2]}, "shard " + policies + " (1/3) is from another run: its cell list"},
 		{"seed", []string{good[0], seed, good[2]}, "shard " + seed + " (1/3) is from another run: its option list"},
-		{"version", []string{good[0], version, good[2]}, "shard " + version + " (1/3) is from another run: its spindle version is 0.0.1-old"},
 		{"not a shard", []string{good[0], dir}, "no shard.json"},
 		{"into a shard", good, "is shard 0/3's own directory"},
 	} {
@@ -186,6 +175,8 @@ func TestShardFlagErrors(t *testing.T) {
 		{[]string{"compare", "-w", tiny, "-p", "fifo", "--shard", "1/2"}, "--shard 1/2 needs -o DIR"},
 		{[]string{"compare", "-w", tiny, "-p", "fifo", "--shard", "2/2", "-o", "x"}, "--shard: shard \"2/2\": I must be in 0..1"},
 		{[]string{"compare", "-w", tiny, "-p", "fifo", "--shard", "x", "-o", "x"}, "want I/N"},
+		{[]string{"experiments", "dress", "--shard", "0/2"}, "--shard 0/2 needs -o DIR"},
+		{[]string{"experiments", "dress", "--shard", "0/2", "-o", "x", "--print"}, "--shard writes its part to -o DIR, not a section"},
 		{[]string{"merge", "x"}, "no output: pass -o OUT"},
 		{[]string{"merge", "-o", "x"}, "merge wants the shards' directories"},
 	} {
@@ -295,7 +286,167 @@ func TestKubeSweepCommand(t *testing.T) {
 	}
 	job := objs[1].(*batchv1.Job)
 	args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
-	if want := "compare -q -w /workload/mixed.yaml -p fifo,fair:max_am_share=-1,drf -a none --seed 1 --shard $(JOB_COMPLETION_INDEX)/5 -o /results/spindle-sweep/shard-$(JOB_COMPLETION_INDEX)"; args != want {
+	if want := "compare -w /workload/mixed.yaml -q -p fifo,fair:max_am_share=-1,drf -a none --seed 1 --shard $(JOB_COMPLETION_INDEX)/5 -o /results/spindle-sweep/shard-$(JOB_COMPLETION_INDEX)"; args != want {
 		t.Errorf("args\n got %s\nwant %s", args, want)
 	}
+}
+
+// experimentsStub is a markdown file with another section, which a merge
+// keeps as 'spindle experiments -o' does.
+const experimentsStub = "# Experiments\n\n<!-- BEGIN other -->\n## Other\n\nkept as it is\n<!-- END other -->\n"
+
+// A sharded experiment merged writes the section one unsharded run writes,
+// byte for byte, into the same file. dress at one seed is the quickest
+// experiment (225 simulations); with -experiments N of 1, 2 and of more
+// than the cells run too (experiments/internal/section checks several N
+// on a small experiment at every run).
+func TestExperimentsShardedMergedIsUnsharded(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"experiments", "dress", "--seeds", "1"}
+	whole := filepath.Join(dir, "whole.md")
+	if err := os.WriteFile(whole, []byte(experimentsStub), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run(t, append(args, "-o", whole)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(want, []byte("kept as it is")) || !bytes.Contains(want, []byte("<!-- BEGIN dress -->")) || !bytes.Contains(want, []byte("|")) {
+		t.Fatalf("the unsharded run wrote:\n%s", want)
+	}
+	ns := []int{3}
+	if *experimentsFlag {
+		ns = append(ns, 1, 2, 226)
+	}
+	var three []string
+	for _, n := range ns {
+		parts := shardRun(t, filepath.Join(dir, "n"+strconv.Itoa(n)), n, args...)
+		if n == 3 {
+			three = parts
+		}
+		merged := filepath.Join(dir, "merged"+strconv.Itoa(n)+".md")
+		if err := os.WriteFile(merged, []byte(experimentsStub), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, stderr, code := run(t, append([]string{"merge", "-o", merged}, parts...)...); code != 0 {
+			t.Fatalf("N=%d: merge exit %d: %s", n, code, stderr)
+		}
+		got, err := os.ReadFile(merged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("N=%d: the merged file differs from the unsharded run's:\n%s", n, got)
+		}
+	}
+	// Another seed count is another experiment's cells.
+	other := filepath.Join(dir, "seeds2")
+	if _, stderr, code := run(t, "experiments", "dress", "--seeds", "2", "--shard", "1/3", "-o", other); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	mergeRefusals(t, dir, three, other, "experiment dress (sha256 ")
+	_, stderr, code := run(t, "merge", "-o", dir, three[0], three[1], three[2])
+	if code == 0 || !strings.Contains(stderr, "is a directory; the shards of an experiment merge into its markdown file") {
+		t.Errorf("merge into a directory: exit %d, %s", code, stderr)
+	}
+}
+
+// mergeRefusals checks that merge refuses good (shards 0..2 of 3) with one
+// missing, one given twice, shard 1 taken from other (another workload:
+// the error names it as wl), and shard 1 from another spindle version.
+func mergeRefusals(t *testing.T, dir string, good []string, other, wl string) {
+	t.Helper()
+	version := filepath.Join(dir, "version")
+	copyTree(t, good[1], version)
+	m, err := os.ReadFile(filepath.Join(version, "shard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(version, "shard.json"), bytes.Replace(m, []byte(`"spindle_version": "`), []byte(`"spindle_version": "0.0.1-old`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		dirs []string
+		want string
+	}{
+		{"missing", good[:2], "shard 2/3 is missing"},
+		{"missing first", good[1:], "shard 0/3 is missing"},
+		{"duplicated", []string{good[0], good[1], good[1], good[2]}, "shard 1/3 is given twice: " + good[1] + " and " + good[1]},
+		{"workload", []string{good[0], other, good[2]}, "shard " + other + " (1/3) is from another run: its workload is " + wl},
+		{"version", []string{good[0], version, good[2]}, "shard " + version + " (1/3) is from another run: its spindle version is 0.0.1-old"},
+	} {
+		out := filepath.Join(dir, "refused-"+strings.ReplaceAll(tc.name, " ", "-"))
+		_, stderr, code := run(t, append([]string{"merge", "-o", out}, tc.dirs...)...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want an error containing %q", tc.name, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: the refused merge wrote %s", tc.name, out)
+		}
+	}
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// merge refuses a sweep's and a whatif's shards as it does a comparison's.
+func TestMergeRefusesSweepAndWhatif(t *testing.T) {
+	t.Run("sweep", func(t *testing.T) {
+		dir := t.TempDir()
+		args := []string{"sweep", "-p", "fair:max_am_share=-1", "--static", "0:20:10", "--seeds", "1"}
+		good := shardRun(t, filepath.Join(dir, "good"), 3, append(args, "-w", "../../examples/am-burst.yaml")...)
+		other := filepath.Join(dir, "other")
+		wl := filepath.Join(dir, "am-burst.yaml")
+		b, err := os.ReadFile("../../examples/am-burst.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(wl, append(b, "\n# edited\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, stderr, code := run(t, append(args, "-w", wl, "--shard", "1/3", "-o", other)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		mergeRefusals(t, dir, good, other, wl)
+	})
+	t.Run("whatif", func(t *testing.T) {
+		dir := t.TempDir()
+		rec := filepath.Join(dir, "rec.yaml")
+		if err := os.WriteFile(rec, []byte(recordedDoc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"whatif", "-q", "-p", "fifo,fair,drf"}
+		good := shardRun(t, filepath.Join(dir, "good"), 3, append(args, "-w", rec)...)
+		edited := filepath.Join(dir, "edited.yaml")
+		if err := os.WriteFile(edited, []byte(recordedDoc+"\n# edited\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		other := filepath.Join(dir, "other")
+		if _, stderr, code := run(t, append(args, "-w", edited, "--shard", "1/3", "-o", other)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		mergeRefusals(t, dir, good, other, edited)
+	})
 }

@@ -1,7 +1,13 @@
 // Package kubejob writes the Kubernetes manifests that run a sharded
-// comparison as an Indexed Job: one pod per shard, the shard taken from
-// JOB_COMPLETION_INDEX, each writing its part to a shared volume, and a
-// second Job that merges the parts once every shard has succeeded.
+// spindle command (compare, sweep, whatif, experiments) as an Indexed Job:
+// one pod per shard, the shard taken from JOB_COMPLETION_INDEX, each
+// writing its part to a shared volume, and a second Job that merges the
+// parts once every shard has succeeded.
+//
+// The workload reaches the pods in a ConfigMap, gzipped into binaryData
+// when it is larger than a ConfigMap holds and its gzip is not; a workload
+// larger than that is read from the results claim, where it is copied
+// before the Job is applied (Placement says which).
 //
 // An Indexed Job is Kubernetes' own engine for independent, numbered work
 // items: completions N runs each index once to success, and
@@ -11,6 +17,7 @@ package kubejob
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"path"
@@ -46,7 +53,7 @@ const MaxConfigMap = 1000 * 1024
 // Job.
 const IndexVar = "JOB_COMPLETION_INDEX"
 
-// Spec is a sharded comparison to run in a cluster.
+// Spec is a sharded run to put in a cluster.
 type Spec struct {
 	// Name names the Job and prefixes the other objects.
 	Name, Namespace string
@@ -61,12 +68,18 @@ type Spec struct {
 	Storage     string
 	StorageSize string
 	// WorkloadFile is the workload's file name and Workload its bytes, put
-	// in a ConfigMap.
+	// in a ConfigMap (or read from the claim: see Placement). No workload
+	// (experiments generate their own) makes no ConfigMap.
 	WorkloadFile string
 	Workload     []byte
 	// Args are spindle's arguments for the run, without -w, --shard and -o,
-	// e.g. compare -p fifo,fair --seed 3.
+	// e.g. compare -q -p fifo,fair --seed 3; -w goes after the command's
+	// name.
 	Args []string
+	// MergeFile, when set, is the file under the run's directory on the
+	// claim that the merge writes (an experiment's EXPERIMENTS.md); else
+	// the merge writes the directory "merged".
+	MergeFile string
 	// CPU and Memory are each shard pod's requests.
 	CPU, Memory string
 }
@@ -92,9 +105,8 @@ func (s *Spec) check() error {
 	if s.Parallelism < 0 {
 		return fmt.Errorf("--parallelism must be at least 0, got %d", s.Parallelism)
 	}
-	if len(s.Workload) > MaxConfigMap {
-		return fmt.Errorf("workload %s is %.1f MiB, more than a ConfigMap holds (1 MiB): compress it (.gz is read as is) or cut it with 'spindle trace convert'",
-			s.WorkloadFile, float64(len(s.Workload))/(1<<20))
+	if len(s.Args) == 0 {
+		return fmt.Errorf("no command to run in the shards")
 	}
 	for _, q := range []struct{ flag, v string }{{"--cpu", s.CPU}, {"--memory", s.Memory}, {"--storage-size", s.StorageSize}} {
 		if _, err := resource.ParseQuantity(q.v); err != nil {
@@ -117,15 +129,77 @@ func (s *Spec) workloadKey() string {
 	return "workload"
 }
 
-// WorkloadPath is where the shards read the workload; it is the workload's
-// name in every summary.
-func (s *Spec) WorkloadPath() string { return WorkloadDir + "/" + s.workloadKey() }
+// Placement is where the shards read the workload from.
+type Placement struct {
+	// Path is the workload's path in the pods; it is the workload's name in
+	// every summary. Empty when there is no workload.
+	Path string
+	// Key and Data are the ConfigMap's key and bytes, Gzipped when the
+	// workload was gzipped to fit.
+	Key     string
+	Data    []byte
+	Gzipped bool
+	// OnClaim is set when the workload, even gzipped, is larger than a
+	// ConfigMap holds: the shards read Path on the results claim, where it
+	// must be copied (Data) before the Job is applied.
+	OnClaim bool
+}
+
+// Place decides where the workload goes: as it is in a ConfigMap when it
+// fits, gzipped into binaryData when its gzip fits (spindle reads a .gz
+// workload as it is), else on the results claim, which must then be an
+// existing one (--storage) so that the workload can be copied onto it
+// before the shards start.
+func (s *Spec) Place() (Placement, error) {
+	if s.Workload == nil {
+		return Placement{}, nil
+	}
+	key := s.workloadKey()
+	if len(s.Workload) <= MaxConfigMap {
+		return Placement{Path: WorkloadDir + "/" + key, Key: key, Data: s.Workload}, nil
+	}
+	data, gz := s.Workload, false
+	if !isGzip(data) {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		if _, err := zw.Write(data); err != nil {
+			return Placement{}, fmt.Errorf("gzip workload %s: %w", s.WorkloadFile, err)
+		}
+		if err := zw.Close(); err != nil {
+			return Placement{}, fmt.Errorf("gzip workload %s: %w", s.WorkloadFile, err)
+		}
+		data, gz, key = buf.Bytes(), true, key+".gz"
+	}
+	if len(data) <= MaxConfigMap {
+		return Placement{Path: WorkloadDir + "/" + key, Key: key, Data: data, Gzipped: gz}, nil
+	}
+	if s.Storage == "" {
+		return Placement{}, fmt.Errorf("workload %s is %.1f MiB (%.1f MiB gzipped), more than a ConfigMap holds (1 MiB): pass --storage CLAIM, an existing ReadWriteMany claim, and copy the workload onto it as the manifests' comments then say",
+			s.WorkloadFile, mib(len(s.Workload)), mib(len(data)))
+	}
+	return Placement{Path: s.ClaimWorkloadDir() + "/" + key, Key: key, Data: data, Gzipped: gz, OnClaim: true}, nil
+}
+
+func mib(n int) float64 { return float64(n) / (1 << 20) }
+
+// isGzip reports whether b starts with gzip's magic bytes.
+func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+
+// ClaimWorkloadDir is where, on the results claim, the shards read a
+// workload too large for a ConfigMap.
+func (s *Spec) ClaimWorkloadDir() string { return fmt.Sprintf("%s/%s/workload", ResultsDir, s.Name) }
 
 // PartDir is shard i's output directory in the pod.
 func (s *Spec) PartDir(i string) string { return fmt.Sprintf("%s/%s/shard-%s", ResultsDir, s.Name, i) }
 
-// MergedDir is where the merge Job writes the merged run.
-func (s *Spec) MergedDir() string { return fmt.Sprintf("%s/%s/merged", ResultsDir, s.Name) }
+// MergedDir is where the merge Job writes the merged run (a file when
+// MergeFile is set).
+func (s *Spec) MergedDir() string {
+	if s.MergeFile != "" {
+		return fmt.Sprintf("%s/%s/%s", ResultsDir, s.Name, s.MergeFile)
+	}
+	return fmt.Sprintf("%s/%s/merged", ResultsDir, s.Name)
+}
 
 func (s *Spec) claim() string {
 	if s.Storage != "" {
@@ -140,23 +214,31 @@ func (s *Spec) labels(component string) map[string]string {
 }
 
 // Objects returns the sweep's objects, in the order to apply them: the
-// workload's ConfigMap, the results claim (unless Storage names one), and
-// the Indexed Job.
+// workload's ConfigMap (unless there is no workload or it is read from the
+// claim), the results claim (unless Storage names one), and the Indexed
+// Job.
 func Objects(s Spec) ([]runtime.Object, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	pl, err := s.Place()
+	if err != nil {
+		return nil, err
+	}
 	var objs []runtime.Object
-	cm := &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: s.Name + "-workload", Namespace: s.Namespace, Labels: s.labels("sweep")},
+	inConfigMap := pl.Path != "" && !pl.OnClaim
+	if inConfigMap {
+		cm := &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: s.Name + "-workload", Namespace: s.Namespace, Labels: s.labels("sweep")},
+		}
+		if utf8.Valid(pl.Data) && !bytes.ContainsRune(pl.Data, 0) {
+			cm.Data = map[string]string{pl.Key: string(pl.Data)}
+		} else {
+			cm.BinaryData = map[string][]byte{pl.Key: pl.Data}
+		}
+		objs = append(objs, cm)
 	}
-	if utf8.Valid(s.Workload) && !bytes.ContainsRune(s.Workload, 0) {
-		cm.Data = map[string]string{s.workloadKey(): string(s.Workload)}
-	} else {
-		cm.BinaryData = map[string][]byte{s.workloadKey(): s.Workload}
-	}
-	objs = append(objs, cm)
 	if s.Storage == "" {
 		objs = append(objs, &corev1.PersistentVolumeClaim{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
@@ -170,7 +252,10 @@ func Objects(s Spec) ([]runtime.Object, error) {
 		})
 	}
 	idx := "$(" + IndexVar + ")"
-	args := []string{s.Args[0], "-q", "-w", s.WorkloadPath()}
+	args := []string{s.Args[0]}
+	if pl.Path != "" {
+		args = append(args, "-w", pl.Path)
+	}
 	args = append(args, s.Args[1:]...)
 	args = append(args, "--shard", idx+"/"+strconv.Itoa(s.Shards), "-o", s.PartDir(idx))
 	par := int32(s.Shards)
@@ -193,7 +278,7 @@ func Objects(s Spec) ([]runtime.Object, error) {
 					// $(JOB_COMPLETION_INDEX) in args expand on any version.
 					Env: []corev1.EnvVar{{Name: IndexVar, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
 						FieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}},
-				}, true),
+				}, inConfigMap),
 			},
 		},
 	}

@@ -3,7 +3,9 @@ package kubejob
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,7 +21,7 @@ import (
 func spec() Spec {
 	return Spec{Name: "sw", Namespace: "ns", Image: "spindle:dev", Shards: 3, BackoffLimitPerIndex: 2,
 		StorageSize: "1Gi", WorkloadFile: "dir/w.yaml", Workload: []byte("version: 1\n"),
-		Args: []string{"compare", "-p", "fifo,fair", "--seed", "3"}, CPU: "1", Memory: "1Gi"}
+		Args: []string{"compare", "-q", "-p", "fifo,fair", "--seed", "3"}, CPU: "1", Memory: "1Gi"}
 }
 
 // decode reads a YAML stream back strictly: an unknown field fails.
@@ -76,7 +78,7 @@ func TestObjects(t *testing.T) {
 		t.Errorf("restartPolicy %s: backoffLimitPerIndex needs Never", pod.RestartPolicy)
 	}
 	c := pod.Containers[0]
-	want := "compare -q -w /workload/w.yaml -p fifo,fair --seed 3 --shard $(JOB_COMPLETION_INDEX)/3 -o /results/sw/shard-$(JOB_COMPLETION_INDEX)"
+	want := "compare -w /workload/w.yaml -q -p fifo,fair --seed 3 --shard $(JOB_COMPLETION_INDEX)/3 -o /results/sw/shard-$(JOB_COMPLETION_INDEX)"
 	if got := strings.Join(c.Args, " "); got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}
@@ -168,12 +170,142 @@ func TestSpecErrors(t *testing.T) {
 		{func(s *Spec) { s.Shards = 0 }, "--shards must be at least 1"},
 		{func(s *Spec) { s.BackoffLimitPerIndex = -1 }, "--retries"},
 		{func(s *Spec) { s.CPU = "lots" }, "--cpu \"lots\""},
-		{func(s *Spec) { s.Workload = make([]byte, MaxConfigMap+1) }, "more than a ConfigMap holds"},
+		{func(s *Spec) { s.Workload = noise(MaxConfigMap + 1) }, "more than a ConfigMap holds (1 MiB): pass --storage CLAIM"},
+		{func(s *Spec) { s.Args = nil }, "no command"},
 	} {
 		s := spec()
 		tc.mod(&s)
 		if _, err := Objects(s); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
+	}
+}
+
+// noise is n bytes that gzip cannot shrink.
+func noise(n int) []byte {
+	b := make([]byte, n)
+	rand.NewChaCha8([32]byte{1}).Read(b)
+	return b
+}
+
+// gunzip fails the test unless b is gzip of want.
+func gunzip(t *testing.T, b, want []byte) {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("gunzipped %d bytes (%v), want the workload's %d", len(got), err, len(want))
+	}
+}
+
+// Where the workload goes: as it is while it fits a ConfigMap, gzipped
+// into binaryData when only its gzip fits, on an existing claim when not
+// even that fits, nowhere when there is none (experiments).
+func TestPlace(t *testing.T) {
+	big := []byte(strings.Repeat("{\"id\": \"job\", \"submit\": \"1s\"}\n", 2*MaxConfigMap/30))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(noise(MaxConfigMap + 10))
+	zw.Close()
+	for _, tc := range []struct {
+		name, file string
+		data       []byte
+		storage    string
+		want       Placement // Data is checked apart
+		wantErr    string
+	}{
+		{"fits", "w.yaml", []byte("version: 1\n"), "", Placement{Path: "/workload/w.yaml", Key: "w.yaml"}, ""},
+		{"exactly the limit", "w.json", bytes.Repeat([]byte("x"), MaxConfigMap), "", Placement{Path: "/workload/w.json", Key: "w.json"}, ""},
+		{"gzip fits", "d/w.json", big, "", Placement{Path: "/workload/w.json.gz", Key: "w.json.gz", Gzipped: true}, ""},
+		{"gzip fits, a claim given", "w.json", big, "shared", Placement{Path: "/workload/w.json.gz", Key: "w.json.gz", Gzipped: true}, ""},
+		{"too large, no claim", "w.json", noise(MaxConfigMap + 1), "", Placement{}, "pass --storage CLAIM"},
+		{"too large, on the claim", "w.json", noise(MaxConfigMap + 1), "shared", Placement{Path: "/results/sw/workload/w.json.gz", Key: "w.json.gz", Gzipped: true, OnClaim: true}, ""},
+		{"gzip already, too large", "w.json.gz", gz.Bytes(), "shared", Placement{Path: "/results/sw/workload/w.json.gz", Key: "w.json.gz", OnClaim: true}, ""},
+		{"no workload", "", nil, "", Placement{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := spec()
+			s.WorkloadFile, s.Workload, s.Storage = tc.file, tc.data, tc.storage
+			pl, err := s.Place()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := pl.Data
+			pl.Data = nil
+			if !reflect.DeepEqual(pl, tc.want) {
+				t.Errorf("placement %+v, want %+v", pl, tc.want)
+			}
+			switch {
+			case pl.Gzipped:
+				gunzip(t, data, tc.data)
+			default:
+				if !bytes.Equal(data, tc.data) {
+					t.Errorf("data of %d bytes, want the workload's %d", len(data), len(tc.data))
+				}
+			}
+			objs, err := Objects(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cm *corev1.ConfigMap
+			var job *batchv1.Job
+			for _, o := range objs {
+				switch o := o.(type) {
+				case *corev1.ConfigMap:
+					cm = o
+				case *batchv1.Job:
+					job = o
+				}
+			}
+			args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
+			vols := map[string]bool{}
+			for _, v := range job.Spec.Template.Spec.Volumes {
+				vols[v.Name] = true
+			}
+			inCM := pl.Path != "" && !pl.OnClaim
+			if (cm != nil) != inCM || vols["workload"] != inCM {
+				t.Errorf("ConfigMap %v, workload volume %v; want both %v", cm != nil, vols["workload"], inCM)
+			}
+			if inCM {
+				var got []byte
+				if v, ok := cm.Data[pl.Key]; ok {
+					got = []byte(v)
+				} else {
+					got = cm.BinaryData[pl.Key]
+				}
+				if !bytes.Equal(got, data) || len(cm.Data)+len(cm.BinaryData) != 1 {
+					t.Errorf("ConfigMap holds %d bytes under %q, want %d", len(got), pl.Key, len(data))
+				}
+				if pl.Gzipped && cm.BinaryData[pl.Key] == nil {
+					t.Error("a gzipped workload not in binaryData")
+				}
+			}
+			if pl.Path == "" && strings.Contains(args, " -w ") || pl.Path != "" && !strings.HasPrefix(args, "compare -w "+pl.Path+" ") {
+				t.Errorf("args %s: want -w %q", args, pl.Path)
+			}
+		})
+	}
+}
+
+// An experiment's merge writes its markdown file on the claim.
+func TestMergeFile(t *testing.T) {
+	s := spec()
+	s.Workload, s.Args, s.MergeFile = nil, []string{"experiments", "dress", "--seeds", "5"}, "EXPERIMENTS.md"
+	job, err := MergeJob(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "merge -o /results/sw/EXPERIMENTS.md /results/sw/shard-0 /results/sw/shard-1 /results/sw/shard-2"
+	if got := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "); got != want {
+		t.Errorf("args\n got %s\nwant %s", got, want)
 	}
 }

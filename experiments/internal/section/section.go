@@ -19,6 +19,9 @@ type Config struct {
 	Seeds    int       // seeds per setting (the reports use at least 5)
 	Parallel int       // simulations at once; 0 means one per CPU
 	Log      io.Writer // progress lines; never nil
+	// Cells, when not nil, runs a share of the simulations or replays the
+	// figures the shares kept (see Simulate).
+	Cells *Cells
 }
 
 // SeedList returns the seeds 1..n.
