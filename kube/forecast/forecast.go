@@ -1,0 +1,103 @@
+// Package forecast answers "when will my job start?": it takes the cluster
+// as the live scheduler sees it at one instant — nodes, the pods on them,
+// every admitted and waiting job in its queue — and simulates forward under
+// a policy and admission controller on the same core the scheduler runs.
+//
+// It is its own room: it reads an immutable Snapshot and returns forecasts,
+// and never touches the scheduler's state, so it runs off the scheduler's
+// goroutine and is tested without a cluster. Pods become jobs through the
+// same mapping `kube record` uses (package kube/record); durations come only
+// from what a resource manager may know (docs/forecast.md).
+package forecast
+
+import (
+	"errors"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/workload"
+)
+
+// Snapshot is the cluster at one instant, as the live scheduler sees it.
+// Everything in it is read only: Pods and Nodes are informer objects.
+type Snapshot struct {
+	Now   time.Time
+	Nodes []*v1.Node
+	// Pods is every pod the scheduler watches: its own (spec.schedulerName
+	// equal to SchedulerName) waiting, running or finished, and other
+	// schedulers' pods on the nodes, which are load from outside.
+	Pods          []*v1.Pod
+	SchedulerName string
+	// Queues, DefaultQueue and Calculator are the scheduler's
+	// configuration, as its config file gives them.
+	Queues       []workload.Queue
+	DefaultQueue string
+	Calculator   resource.Calculator
+	// History holds what finished jobs took; the driver owns it and adds
+	// to it as jobs finish. May be nil.
+	History *History
+}
+
+// Options choose what to simulate the snapshot under.
+type Options struct {
+	PolicyName string
+	Policy     sched.PolicyFactory
+	Admission  sched.AdmissionFactory // nil admits every job
+	// Horizon bounds how far ahead the simulation runs; a job not started
+	// by then is reported as Beyond. 0 means 24 h.
+	Horizon time.Duration
+}
+
+// Source says where a job's duration estimate came from.
+type Source string
+
+const (
+	// SourceHistory: completed jobs of the same name or label
+	// (--estimates history's rule).
+	SourceHistory Source = "history"
+	// SourceAnnotation: the job's declared estimate annotation.
+	SourceAnnotation Source = "annotation"
+	// SourceCluster: no estimate of its own; the cluster's observed task
+	// durations stand in.
+	SourceCluster Source = "cluster"
+)
+
+// Job is one job's forecast.
+type Job struct {
+	// Key is the job's key as the live scheduler's /api/v1/jobs names it
+	// (podmap.Identity's Job).
+	Key       string
+	Namespace string
+	Queue     string
+	Waiting   bool // not started yet
+	// Start is the forecast start of a waiting job, the actual start of a
+	// running one; Finish the forecast finish. Both zero when Beyond.
+	Start  time.Time
+	Finish time.Time
+	Beyond bool // the horizon ended before the job started
+	Source Source
+}
+
+// Result is one forecast of every job in a snapshot.
+type Result struct {
+	At     time.Time // the snapshot's Now
+	Policy string
+	Jobs   []Job // sorted by Key
+	// CPU is what the forward simulation took.
+	CPU time.Duration
+}
+
+// History is what finished jobs took, keyed by job name or label. It is
+// safe for one writer and concurrent readers of the copies Snapshot takes.
+type History struct{}
+
+// ErrNotImplemented is returned until the forecast is built.
+var ErrNotImplemented = errors.New("forecast: not implemented")
+
+// Run forecasts every job in s under o.
+func Run(s *Snapshot, o Options) (*Result, error) {
+	return nil, ErrNotImplemented
+}
