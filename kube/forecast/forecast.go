@@ -12,12 +12,14 @@ package forecast
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -79,6 +81,10 @@ type Job struct {
 	Finish time.Time
 	Beyond bool // the horizon ended before the job started
 	Source Source
+	// Position is a waiting job's place in its queue, 1 first: the
+	// waiting jobs of its queue in the order they are forecast to start
+	// (Beyond last, then by key). 0 for a running job.
+	Position int
 }
 
 // Result is one forecast of every job in a snapshot.
@@ -90,14 +96,50 @@ type Result struct {
 	CPU time.Duration
 }
 
-// History is what finished jobs took, keyed by job name or label. It is
-// safe for one writer and concurrent readers of the copies Snapshot takes.
-type History struct{}
-
-// ErrNotImplemented is returned until the forecast is built.
-var ErrNotImplemented = errors.New("forecast: not implemented")
-
-// Run forecasts every job in s under o.
+// Run forecasts every job in s under o: the snapshot's pods become jobs by
+// kube record's mapping, the running tasks hold their nodes until their
+// estimated end, and the waiting work is simulated forward from s.Now under
+// o's policy and admission controller (docs/forecast.md). The same
+// snapshot and options give the same result. Result.CPU is the CPU time
+// Run took on its goroutine.
 func Run(s *Snapshot, o Options) (*Result, error) {
-	return nil, ErrNotImplemented
+	clk := startCPU()
+	res, err := run(s, o)
+	cpu := clk.stop()
+	if err != nil {
+		return nil, err
+	}
+	res.CPU = cpu
+	return res, nil
+}
+
+func run(s *Snapshot, o Options) (*Result, error) {
+	if s == nil {
+		return nil, errors.New("forecast: no snapshot")
+	}
+	if o.Policy == nil {
+		return nil, errors.New("forecast: options: no policy")
+	}
+	if s.Now.IsZero() {
+		return nil, errors.New("forecast: snapshot: Now is not set")
+	}
+	if o.Horizon < 0 {
+		return nil, fmt.Errorf("forecast: options: negative horizon %v", o.Horizon)
+	}
+	if o.Horizon == 0 {
+		o.Horizon = DefaultHorizon
+	}
+	m, err := build(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.w.Jobs) > 0 {
+		out, err := sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
+		if err != nil {
+			return nil, fmt.Errorf("forecast: simulating: %w", err)
+		}
+		m.read(out.Jobs, o.Horizon)
+	}
+	positions(m.jobs)
+	return &Result{At: s.Now, Policy: o.PolicyName, Jobs: m.jobs}, nil
 }

@@ -1,0 +1,364 @@
+package forecast
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/kube/podmap"
+	"github.com/spindle-sched/spindle/kube/record"
+	"github.com/spindle-sched/spindle/metrics"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/workload"
+)
+
+const (
+	// DefaultHorizon is how far ahead Run simulates when Options.Horizon
+	// is 0.
+	DefaultHorizon = 24 * time.Hour
+	// MinRemaining is the least a running task is taken to have left: one
+	// that has run longer than its estimate is about to end, not ended.
+	MinRemaining = 5 * time.Second
+	// DefaultEstimate is the duration of a job's tasks when neither it nor
+	// the cluster has any estimate: nothing has finished yet.
+	DefaultEstimate = time.Minute
+	// seed is the simulation's seed: fixed, so that a forecast is a
+	// function of its snapshot. The model is ideal (no delays), so the
+	// seed moves nothing today.
+	seed = 1
+)
+
+// model is a snapshot made into a workload that starts at the snapshot's
+// Now (workload time 0), with what each of its jobs is.
+type model struct {
+	now  time.Time
+	w    *workload.Workload
+	jobs []Job
+	// of[i] is the Job the workload's job i forecasts (its pending
+	// pods); a running job's running tasks are load on their nodes, not
+	// workload jobs.
+	of []int
+}
+
+// build makes the model of s.
+func build(s *Snapshot) (*model, error) {
+	inst, err := instant(s)
+	if err != nil {
+		return nil, err
+	}
+	m := &model{now: s.Now}
+	est := newEstimates(s.History, inst)
+
+	nodes := map[string]*nodeLoad{}
+	var names []string
+	for _, n := range s.Nodes {
+		if n == nil || n.Spec.Unschedulable {
+			continue // cordoned: it takes no new work
+		}
+		c := podmap.NodeCapacity(n)
+		if c[resource.VCores] <= 0 || c[resource.Memory] <= 0 {
+			continue
+		}
+		if _, dup := nodes[n.Name]; dup {
+			return nil, fmt.Errorf("forecast: snapshot: node %q listed twice", n.Name)
+		}
+		nodes[n.Name] = &nodeLoad{capacity: c, held: inst.Outside[n.Name]}
+		names = append(names, n.Name)
+	}
+	sort.Strings(names)
+
+	queues := s.Queues
+	if len(queues) == 0 {
+		queues = []workload.Queue{{Name: workload.DefaultQueue, Capacity: 1, MaxCapacity: 1}}
+	}
+	leaf := leaves(queues)
+	type entry struct {
+		first time.Time
+		job   workload.Job
+		of    int
+	}
+	var entries []entry
+	ids := map[string]int{}
+	for k := range inst.Jobs {
+		ij := &inst.Jobs[k]
+		var running, pending []*record.InstantPod
+		started := time.Time{}
+		for i := range ij.Pods {
+			p := &ij.Pods[i]
+			switch {
+			case p.Running():
+				running = append(running, p)
+			case p.Pending():
+				pending = append(pending, p)
+			}
+			if !p.Started.IsZero() && (started.IsZero() || p.Started.Before(started)) {
+				started = p.Started
+			}
+		}
+		if len(running) == 0 && len(pending) == 0 {
+			continue // finished: history
+		}
+		d, src := est.of(ij)
+		queue := ResolveQueue(queues, s.DefaultQueue, ij.ID.Queue)
+		j := Job{Key: ij.Key, Namespace: namespace(ij), Queue: queue, Source: src,
+			Waiting: len(pending) == len(ij.Pods)}
+		if queue == "" || !leaf[queue] {
+			// The scheduler holds such pods (no configured queue takes
+			// them): they wait for good.
+			pending = nil
+			j.Beyond = j.Waiting
+		}
+		if !j.Waiting {
+			j.Start = started
+			if j.Start.IsZero() {
+				j.Start = s.Now // bound, not started yet
+			}
+		}
+		for _, p := range running {
+			elapsed := time.Duration(0)
+			if !p.Started.IsZero() && p.Started.Before(s.Now) {
+				elapsed = s.Now.Sub(p.Started)
+			}
+			end := s.Now.Add(max(d-elapsed, MinRemaining))
+			if end.After(j.Finish) {
+				j.Finish = end
+			}
+			if n := nodes[p.Node]; n != nil {
+				n.held = n.held.Add(p.Request)
+				n.ends = append(n.ends, release{at: micros(end.Sub(s.Now)), req: p.Request})
+			}
+		}
+		idx := len(m.jobs)
+		m.jobs = append(m.jobs, j)
+		if len(pending) == 0 {
+			continue
+		}
+		wj := workload.Job{Name: ij.Name, Queue: queue, User: j.Namespace, Estimate: micros(d), Priority: ij.Priority}
+		var tasks []*record.InstantPod
+		for _, p := range pending {
+			// A pending AM of a job already running (its driver started
+			// again) is one more container to place, as a task.
+			if p.AM && j.Waiting && wj.AM.IsZero() {
+				wj.AM = p.Request
+				continue
+			}
+			tasks = append(tasks, p)
+		}
+		if len(tasks) == 0 {
+			// A driver waiting alone: its executors do not exist yet, so
+			// the driver stands for the job, as a recording counts it.
+			tasks, wj.AM = pending, resource.Vector{}
+		}
+		ph := workload.Phase{Tasks: len(tasks), StartAfter: 1, Durations: []clock.Duration{micros(d)}}
+		for _, p := range tasks {
+			ph.Request = ph.Request.Max(p.Request)
+		}
+		wj.Phases = []workload.Phase{ph}
+		if j.Waiting && ij.MinMembers > 0 {
+			wj.MinMembers = min(ij.MinMembers, len(tasks)+btoi(!wj.AM.IsZero()))
+		}
+		// Workload IDs must be unique; a name reused has one job per
+		// UID.
+		wj.ID = ij.Key
+		if n := ids[ij.Key]; n > 0 {
+			wj.ID = fmt.Sprintf("%s#%d", ij.Key, n+1)
+		}
+		ids[ij.Key]++
+		entries = append(entries, entry{first: ij.Pods[0].Created, job: wj, of: idx})
+	}
+	// Arrival order is creation order: every job arrives at time 0 (it
+	// was submitted by Now), and the simulator keeps the workload's order
+	// among equal submit times, which FIFO follows.
+	sort.SliceStable(entries, func(a, b int) bool {
+		if !entries[a].first.Equal(entries[b].first) {
+			return entries[a].first.Before(entries[b].first)
+		}
+		return entries[a].job.ID < entries[b].job.ID
+	})
+	w := &workload.Workload{Version: workload.Version, Queues: queues}
+	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: noMapReduceAM}
+	w.Cluster.Nodes = groups(names, nodes)
+	for _, e := range entries {
+		w.Jobs = append(w.Jobs, e.job)
+		m.of = append(m.of, e.of)
+	}
+	m.w = w
+	if len(w.Jobs) > 0 && len(w.Cluster.Nodes) == 0 {
+		return nil, fmt.Errorf("forecast: snapshot: no schedulable node with CPU and memory for %d waiting jobs", len(w.Jobs))
+	}
+	return m, nil
+}
+
+// noMapReduceAM is the MapReduce AM model "none": a Kubernetes job's pods
+// are asked for by their controller, not by an AM that ramps reduces up.
+var noMapReduceAM = func() workload.MapReduceAM {
+	m := workload.DefaultMapReduceAM
+	m.Model = workload.MRNone
+	return m
+}()
+
+// nodeLoad is what a node holds at Now that the simulation does not place:
+// pods from outside, and the running tasks, each until its estimated end.
+type nodeLoad struct {
+	capacity resource.Vector
+	held     resource.Vector
+	ends     []release
+}
+
+type release struct {
+	at  clock.Duration
+	req resource.Vector
+}
+
+// groups makes the cluster's node groups: each node with load of its own a
+// group of one, whose external steps release the running tasks one end at
+// a time; the idle nodes grouped by capacity.
+func groups(names []string, nodes map[string]*nodeLoad) []workload.NodeGroup {
+	var out []workload.NodeGroup
+	idle := map[resource.Vector]int{}
+	for _, name := range names {
+		n := nodes[name]
+		if n.held.IsZero() {
+			if g, ok := idle[n.capacity]; ok {
+				out[g].Count++
+				continue
+			}
+			idle[n.capacity] = len(out)
+			out = append(out, workload.NodeGroup{Count: 1, Capacity: n.capacity})
+			continue
+		}
+		sort.SliceStable(n.ends, func(a, b int) bool { return n.ends[a].at < n.ends[b].at })
+		steps := []workload.HeldStep{{At: 0, Held: n.held}}
+		held := n.held
+		for _, e := range n.ends {
+			held = held.Sub(e.req)
+			if last := &steps[len(steps)-1]; last.At == e.at {
+				last.Held = held
+			} else {
+				steps = append(steps, workload.HeldStep{At: e.at, Held: held})
+			}
+		}
+		out = append(out, workload.NodeGroup{Count: 1, Capacity: n.capacity, External: steps})
+	}
+	return out
+}
+
+// read takes the simulation's outcome into the jobs: a job is forecast to
+// start when its first container (its AM, else a task) runs, and to finish
+// when its last task ends.
+func (m *model) read(out []metrics.JobResult, horizon time.Duration) {
+	limit := micros(horizon)
+	for i, r := range out {
+		j := &m.jobs[m.of[i]]
+		first := r.FirstRun
+		if !m.w.Jobs[i].AM.IsZero() {
+			first = r.AMStart // (a job without an AM "starts" it on admission)
+		}
+		if j.Waiting {
+			if first < 0 || clock.Duration(first) > limit {
+				j.Beyond, j.Start, j.Finish = true, time.Time{}, time.Time{}
+				continue
+			}
+			j.Start = m.at(first)
+			j.Finish = time.Time{}
+			if r.Finish >= 0 {
+				j.Finish = m.at(r.Finish)
+			}
+			continue
+		}
+		// A running job's pending pods: it finishes when they do too.
+		if r.Finish < 0 {
+			j.Finish = time.Time{} // not by the end of the simulation
+		} else if f := m.at(r.Finish); f.After(j.Finish) {
+			j.Finish = f
+		}
+	}
+}
+
+func (m *model) at(t clock.Time) time.Time {
+	return m.now.Add(time.Duration(t) * time.Microsecond)
+}
+
+// positions numbers each queue's waiting jobs in the order they are
+// forecast to start (Beyond last), 1 first, and sorts the jobs by key.
+func positions(jobs []Job) {
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].Key < jobs[b].Key })
+	var waiting []*Job
+	for i := range jobs {
+		if jobs[i].Waiting {
+			waiting = append(waiting, &jobs[i])
+		}
+	}
+	sort.SliceStable(waiting, func(a, b int) bool {
+		x, y := waiting[a], waiting[b]
+		if x.Queue != y.Queue {
+			return x.Queue < y.Queue
+		}
+		if x.Beyond != y.Beyond {
+			return y.Beyond
+		}
+		if !x.Start.Equal(y.Start) {
+			return x.Start.Before(y.Start)
+		}
+		return x.Key < y.Key
+	})
+	for i, j := range waiting {
+		j.Position = 1
+		if i > 0 && waiting[i-1].Queue == j.Queue {
+			j.Position = waiting[i-1].Position + 1
+		}
+	}
+}
+
+// leaves returns the leaf queues by name: the queues no other queue names
+// as its parent.
+func leaves(qs []workload.Queue) map[string]bool {
+	out := map[string]bool{}
+	for _, q := range qs {
+		out[q.Name] = true
+	}
+	for _, q := range qs {
+		p := sched.QueuePath(q.Name)
+		for i := strings.LastIndexByte(p, '.'); i > 0; i = strings.LastIndexByte(p, '.') {
+			p = p[:i]
+			for _, o := range qs {
+				if sched.QueuePath(o.Name) == p {
+					out[o.Name] = false
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ResolveQueue maps a job's queue name (its label, or its namespace) to a
+// configured queue as the live scheduler does: itself when listed (with or
+// without "root."), else def.
+func ResolveQueue(queues []workload.Queue, def, name string) string {
+	for _, q := range queues {
+		if sched.QueuePath(q.Name) == sched.QueuePath(name) {
+			return q.Name
+		}
+	}
+	if def == "" && len(queues) == 1 {
+		return queues[0].Name
+	}
+	return def
+}
+
+func namespace(j *record.InstantJob) string {
+	ns, _, _ := strings.Cut(j.Pods[0].Name, "/")
+	return ns
+}
+
+func micros(d time.Duration) clock.Duration { return clock.Duration(d / time.Microsecond) }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
