@@ -11,3 +11,6 @@ type cpuClock struct{ start time.Time }
 func startCPU() cpuClock { return cpuClock{time.Now()} }
 
 func (c cpuClock) stop() time.Duration { return time.Since(c.start) }
+
+// processCPU is not read here: 0.
+func processCPU() time.Duration { return 0 }

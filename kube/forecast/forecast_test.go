@@ -198,6 +198,34 @@ func TestRunHandComputed(t *testing.T) {
 			"team/other": {start: -100, finish: 20, source: SourceAnnotation},
 			"team/j":     {start: -50, finish: 70, source: SourceAnnotation},
 		},
+	}, {
+		// A request larger than any node, and a cordoned node: the
+		// scheduler would hold these jobs for good.
+		name: "fits no node",
+		nodes: []*v1.Node{mkNode("n1", 2), func() *v1.Node {
+			n := mkNode("n2", 8)
+			n.Spec.Unschedulable = true
+			return n
+		}()},
+		pods: pods(
+			tasks(1, pb{job: "huge", cpu: 4, created: -10, estimate: "30s"}),
+			tasks(1, pb{job: "fine", cpu: 2, created: -5, estimate: "30s"})),
+		policy: "fifo",
+		want: map[string]want{
+			"team/huge": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 2},
+			"team/fine": {start: 0, finish: 30, waiting: true, source: SourceAnnotation, position: 1},
+		},
+	}, {
+		// A job whose queue is not configured, with no default queue:
+		// the scheduler holds it.
+		name:   "no queue takes it",
+		nodes:  one,
+		pods:   pods(tasks(1, pb{job: "lost", queue: "nowhere", cpu: 1, created: -10, estimate: "30s"})),
+		policy: "fifo",
+		queues: twoQueues,
+		want: map[string]want{
+			"team/lost": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 1},
+		},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -233,7 +261,6 @@ func TestRunDeterministic(t *testing.T) {
 func TestRunErrors(t *testing.T) {
 	fifo := factory(t, "fifo")
 	good := snapshot([]*v1.Node{mkNode("n1", 4)}, pods(tasks(1, pb{job: "w", cpu: 1})), nil)
-	noNodes := snapshot(nil, pods(tasks(1, pb{job: "w", cpu: 1})), nil)
 	dup := snapshot([]*v1.Node{mkNode("n1", 4), mkNode("n1", 4)}, nil, nil)
 	cases := []struct {
 		name string
@@ -245,7 +272,6 @@ func TestRunErrors(t *testing.T) {
 		{"no policy", good, Options{}, "no policy"},
 		{"no now", &Snapshot{}, Options{Policy: fifo}, "Now"},
 		{"negative horizon", good, Options{Policy: fifo, Horizon: -time.Second}, "negative horizon"},
-		{"no node", noNodes, Options{Policy: fifo}, "no schedulable node"},
 		{"node twice", dup, Options{Policy: fifo}, `node "n1" listed twice`},
 	}
 	for _, c := range cases {

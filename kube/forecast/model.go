@@ -156,6 +156,13 @@ func build(s *Snapshot) (*model, error) {
 		for _, p := range tasks {
 			ph.Request = ph.Request.Max(p.Request)
 		}
+		if !fitsSome(ph.Request, nodes) || !fitsSome(wj.AM, nodes) {
+			// No node could ever hold it: it waits for good, as the
+			// scheduler holds it.
+			m.jobs[idx].Beyond = j.Waiting
+			m.jobs[idx].Finish = time.Time{}
+			continue
+		}
 		wj.Phases = []workload.Phase{ph}
 		if j.Waiting && ij.MinMembers > 0 {
 			wj.MinMembers = min(ij.MinMembers, len(tasks)+btoi(!wj.AM.IsZero()))
@@ -186,10 +193,21 @@ func build(s *Snapshot) (*model, error) {
 		m.of = append(m.of, e.of)
 	}
 	m.w = w
-	if len(w.Jobs) > 0 && len(w.Cluster.Nodes) == 0 {
-		return nil, fmt.Errorf("forecast: snapshot: no schedulable node with CPU and memory for %d waiting jobs", len(w.Jobs))
-	}
 	return m, nil
+}
+
+// fitsSome reports whether r (zero: nothing asked) fits some node's
+// capacity.
+func fitsSome(r resource.Vector, nodes map[string]*nodeLoad) bool {
+	if r.IsZero() {
+		return true
+	}
+	for _, n := range nodes {
+		if r.Fits(n.capacity) {
+			return true
+		}
+	}
+	return false
 }
 
 // noMapReduceAM is the MapReduce AM model "none": a Kubernetes job's pods
