@@ -40,7 +40,9 @@ func instantPod(name string, cpu int64, created float64, node string, started, e
 }
 
 func TestAtInstant(t *testing.T) {
-	cpu := func(n int64) resource.Vector { return resource.Vector{resource.VCores: n * 1000, resource.Memory: 1024} }
+	cpu := func(n int64) resource.Vector {
+		return resource.Vector{resource.VCores: n * 1000, resource.Memory: 1024}
+	}
 	pods := []*v1.Pod{
 		// A Job of two pods, one running, one pending, named by its
 		// CronJob's serial: its history name drops the serial.
