@@ -103,12 +103,9 @@ func TestRunHandComputed(t *testing.T) {
 		},
 	}, {
 		// FIFO runs the jobs in creation order, whatever their queue.
-		name:  "fifo order",
-		nodes: []*v1.Node{mkNode("n1", 2)},
-		pods: pods(
-			tasks(1, pb{job: "a1", queue: "a", cpu: 1, created: -30, estimate: "100s"}),
-			tasks(1, pb{job: "a2", queue: "a", cpu: 1, created: -20, estimate: "10s"}),
-			tasks(1, pb{job: "b1", queue: "b", cpu: 1, created: -10, estimate: "10s"})),
+		name:   "fifo order",
+		nodes:  []*v1.Node{mkNode("n1", 2)},
+		pods:   orderPods,
 		policy: "fifo",
 		queues: twoQueues,
 		want: map[string]want{
@@ -119,12 +116,9 @@ func TestRunHandComputed(t *testing.T) {
 	}, {
 		// Fair gives the second slot to the queue that holds nothing:
 		// b1 runs before a2 although it came later.
-		name:  "fair order",
-		nodes: []*v1.Node{mkNode("n1", 2)},
-		pods: pods(
-			tasks(1, pb{job: "a1", queue: "a", cpu: 1, created: -30, estimate: "100s"}),
-			tasks(1, pb{job: "a2", queue: "a", cpu: 1, created: -20, estimate: "10s"}),
-			tasks(1, pb{job: "b1", queue: "b", cpu: 1, created: -10, estimate: "10s"})),
+		name:   "fair order",
+		nodes:  []*v1.Node{mkNode("n1", 2)},
+		pods:   orderPods,
 		policy: "fair",
 		queues: twoQueues,
 		want: map[string]want{
@@ -241,6 +235,13 @@ func TestRunHandComputed(t *testing.T) {
 		})
 	}
 }
+
+// orderPods are three jobs of one 1-CPU task: a1 (100 s) and a2 (10 s)
+// in queue a, then b1 (10 s) in queue b.
+var orderPods = pods(
+	tasks(1, pb{job: "a1", queue: "a", cpu: 1, created: -30, estimate: "100s"}),
+	tasks(1, pb{job: "a2", queue: "a", cpu: 1, created: -20, estimate: "10s"}),
+	tasks(1, pb{job: "b1", queue: "b", cpu: 1, created: -10, estimate: "10s"}))
 
 var twoQueues = []workload.Queue{{Name: "a", Capacity: 0.5, MaxCapacity: 1}, {Name: "b", Capacity: 0.5, MaxCapacity: 1}}
 
