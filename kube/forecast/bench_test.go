@@ -10,9 +10,11 @@ import (
 	"github.com/spindle-sched/spindle/workload"
 )
 
-// bigSnapshot is the cost case: 1,000 nodes of 8 CPUs, half of
-// them busy with running jobs (and other schedulers' pods), 1,000 waiting
-// pods in 100 jobs over 4 queues, with a history of every job kind.
+// bigSnapshot is the cost case: 1,000 nodes of 8 CPUs, each busy
+// with a running task of 6 CPUs that ends at its own time (and one in ten
+// with another scheduler's pod), 1,000 waiting pods of 2 to 5 CPUs in 100
+// jobs over 4 queues, with a history of every job kind: most waiting pods
+// wait for the running tasks to end.
 func bigSnapshot() *Snapshot {
 	var nodes []*v1.Node
 	var ps []*v1.Pod
@@ -24,10 +26,8 @@ func bigSnapshot() *Snapshot {
 	for i := range 1000 {
 		name := fmt.Sprintf("n%04d", i)
 		nodes = append(nodes, mkNode(name, 8))
-		if i%2 == 0 {
-			ps = append(ps, pb{job: fmt.Sprintf("run-%06d", i), name: fmt.Sprintf("run-%d", i), queue: fmt.Sprintf("q%d", i%4),
-				cpu: 6, created: -100 - i%50, node: name, started: ip(-90 - i%50)}.pod())
-		}
+		ps = append(ps, pb{job: fmt.Sprintf("run-%06d", i), name: fmt.Sprintf("run-%d", i), queue: fmt.Sprintf("q%d", i%4),
+			cpu: 6, created: -300 + i%250, node: name, started: ip(-290 + i%250)}.pod())
 		if i%10 == 1 {
 			ps = append(ps, pb{job: "x", name: fmt.Sprintf("x-%d", i), scheduler: "default-scheduler", cpu: 2, created: -500, node: name, started: ip(-500)}.pod())
 		}
@@ -39,7 +39,7 @@ func bigSnapshot() *Snapshot {
 	for j := range 100 {
 		for t := range 10 {
 			ps = append(ps, pb{job: fmt.Sprintf("kind%d-%06d", j%10, j), name: fmt.Sprintf("w%d-%d", j, t), queue: fmt.Sprintf("q%d", j%4),
-				cpu: 1 + (j+t)%4, created: -j}.pod())
+				cpu: 2 + (j+t)%4, created: -j}.pod())
 		}
 	}
 	return snapshot(nodes, ps, h, queues...)
