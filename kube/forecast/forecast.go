@@ -17,6 +17,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spindle-sched/spindle/kube/record"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 	"github.com/spindle-sched/spindle/sim"
@@ -94,6 +95,11 @@ type Result struct {
 	Jobs   []Job // sorted by Key
 	// CPU is what the forward simulation took.
 	CPU time.Duration
+	// Pinned says the running tasks were placed in the simulation, on
+	// their nodes, and counted in their queues' shares; false when the
+	// policy or admission controller would not place one of them at once,
+	// and they were load on their nodes instead (docs/forecast.md).
+	Pinned bool
 }
 
 // Run forecasts every job in s under o: the snapshot's pods become jobs by
@@ -129,17 +135,42 @@ func run(s *Snapshot, o Options) (*Result, error) {
 	if o.Horizon == 0 {
 		o.Horizon = DefaultHorizon
 	}
-	m, err := build(s)
+	// Running tasks are pinned first; if the policy or the admission
+	// controller keeps one from its node at time 0, the model is not the
+	// cluster's state, and they are load on their nodes instead
+	// (docs/forecast.md).
+	inst, err := instant(s)
 	if err != nil {
 		return nil, err
 	}
-	if len(m.w.Jobs) > 0 {
-		out, err := sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
-		if err != nil {
-			return nil, fmt.Errorf("forecast: simulating: %w", err)
-		}
-		m.read(out.Jobs, o.Horizon)
+	est := newEstimates(s.History, inst)
+	m, err := simulate(s, inst, est, o, true)
+	if err == errUnpinned {
+		m, err = simulate(s, inst, est, o, false)
+	}
+	if err != nil {
+		return nil, err
 	}
 	positions(m.jobs)
-	return &Result{At: s.Now, Policy: o.PolicyName, Jobs: m.jobs}, nil
+	return &Result{At: s.Now, Policy: o.PolicyName, Jobs: m.jobs, Pinned: m.pin}, nil
+}
+
+// errUnpinned says a pinned task did not start at time 0.
+var errUnpinned = errors.New("forecast: a running task was not placed on its node")
+
+// simulate builds the model of s and runs it forward under o.
+func simulate(s *Snapshot, inst *record.Instant, est *estimates, o Options, pin bool) (*model, error) {
+	m, err := build(s, inst, est, pin)
+	if err != nil || len(m.w.Jobs) == 0 {
+		return m, err
+	}
+	out, err := sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
+	if err != nil {
+		return nil, fmt.Errorf("forecast: simulating: %w", err)
+	}
+	if pin && !m.pinsHeld(out.Jobs) {
+		return nil, errUnpinned
+	}
+	m.read(out.Jobs, o.Horizon)
+	return m, nil
 }

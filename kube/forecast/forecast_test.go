@@ -127,6 +127,23 @@ func TestRunHandComputed(t *testing.T) {
 			"team/b1": {start: 0, finish: 10, waiting: true, source: SourceAnnotation, position: 1},
 		},
 	}, {
+		// Fair counts what runs: queue a's running task (pinned on n1)
+		// makes queue b's job go first on the one free CPU, although
+		// a2 came before it.
+		name:  "fair sees running tasks",
+		nodes: []*v1.Node{mkNode("n1", 2)},
+		pods: pods(
+			tasks(1, pb{job: "r", queue: "a", cpu: 1, created: -60, node: "n1", started: ip(-50), estimate: "1000s"}),
+			tasks(1, pb{job: "a2", queue: "a", cpu: 1, created: -20, estimate: "10s"}),
+			tasks(1, pb{job: "b1", queue: "b", cpu: 1, created: -10, estimate: "10s"})),
+		policy: "fair",
+		queues: twoQueues,
+		want: map[string]want{
+			"team/r":  {start: -50, finish: 950, source: SourceAnnotation},
+			"team/a2": {start: 10, finish: 20, waiting: true, source: SourceAnnotation, position: 1},
+			"team/b1": {start: 0, finish: 10, waiting: true, source: SourceAnnotation, position: 1},
+		},
+	}, {
 		// No history and no annotation: the cluster's median finished
 		// task (20, 40, 60 s: 40 s) stands in. The finished job is
 		// history, not forecast.
@@ -228,8 +245,8 @@ func TestRunHandComputed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Policy != c.policy || !r.At.Equal(now) {
-				t.Errorf("result for %q at %v, want %q at %v", r.Policy, r.At, c.policy, now)
+			if r.Policy != c.policy || !r.At.Equal(now) || !r.Pinned {
+				t.Errorf("result for %q at %v pinned %v, want %q at %v pinned", r.Policy, r.At, r.Pinned, c.policy, now)
 			}
 			check(t, r, c.want)
 		})
@@ -282,5 +299,34 @@ func TestRunErrors(t *testing.T) {
 				t.Fatalf("err %v, want one saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestRunUnpinned: DRESS keeps many of the running tasks of the benchmark's
+// cluster from their nodes at time 0 (its large-demand pool is full), so
+// the forecast falls back to the running tasks as load, and says so; its
+// forecast keeps the properties of any.
+func TestRunUnpinned(t *testing.T) {
+	s := bigSnapshot()
+	r := forecastOf(t, s, "dress")
+	if r.Pinned {
+		t.Fatal("dress placed every running task at time 0; this test wants a case where it does not")
+	}
+	waiting := 0
+	for _, j := range r.Jobs {
+		if j.Waiting {
+			waiting++
+			if !j.Beyond && (j.Start.Before(now) || j.Finish.Before(j.Start)) {
+				t.Errorf("job %s: %+v", j.Key, j)
+			}
+		} else if j.Finish.IsZero() || !j.Finish.After(now) {
+			t.Errorf("running job %s finishes at %v", j.Key, j.Finish)
+		}
+	}
+	if waiting != 100 || len(r.Jobs) != 1100 {
+		t.Errorf("%d jobs, %d waiting; want 1100, 100", len(r.Jobs), waiting)
+	}
+	if f := forecastOf(t, s, "fifo"); !f.Pinned {
+		t.Error("fifo did not place the running tasks at time 0")
 	}
 }

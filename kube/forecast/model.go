@@ -37,20 +37,34 @@ type model struct {
 	now  time.Time
 	w    *workload.Workload
 	jobs []Job
-	// of[i] is the Job the workload's job i forecasts (its pending
-	// pods); a running job's running tasks are load on their nodes, not
-	// workload jobs.
-	of []int
+	// of[i] is the Job the workload's job i forecasts: its pending pods,
+	// or one pinned running task (pinned[i]).
+	of     []int
+	pinned []bool
+	pin    bool // running tasks are pinned, not load
 }
 
-// build makes the model of s.
-func build(s *Snapshot) (*model, error) {
-	inst, err := instant(s)
-	if err != nil {
-		return nil, err
-	}
-	m := &model{now: s.Now}
-	est := newEstimates(s.History, inst)
+// entry is one job of the model's workload, with the creation time that
+// orders it and the Job it forecasts.
+type entry struct {
+	first  time.Time
+	job    workload.Job
+	of     int
+	pinned bool
+}
+
+// pinLabel labels each node that runs pinned tasks with its name: a pinned
+// task's node selector, which places it there and nowhere else.
+const pinLabel = "forecast/node"
+
+// arrival is when the waiting jobs arrive: just after the pinned tasks.
+const arrival = clock.Time(1)
+
+// build makes the model of s; with pin, running tasks are pinned (placed
+// at time 0 on their nodes as jobs of their queues), else load on their
+// nodes until their estimated end.
+func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model, error) {
+	m := &model{now: s.Now, pin: pin}
 
 	nodes := map[string]*nodeLoad{}
 	var names []string
@@ -75,12 +89,7 @@ func build(s *Snapshot) (*model, error) {
 		queues = []workload.Queue{{Name: workload.DefaultQueue, Capacity: 1, MaxCapacity: 1}}
 	}
 	leaf := leaves(queues)
-	type entry struct {
-		first time.Time
-		job   workload.Job
-		of    int
-	}
-	var entries []entry
+	var entries, pins []entry
 	ids := map[string]int{}
 	for k := range inst.Jobs {
 		ij := &inst.Jobs[k]
@@ -117,21 +126,39 @@ func build(s *Snapshot) (*model, error) {
 				j.Start = s.Now // bound, not started yet
 			}
 		}
+		idx := len(m.jobs)
 		for _, p := range running {
 			elapsed := time.Duration(0)
 			if !p.Started.IsZero() && p.Started.Before(s.Now) {
 				elapsed = s.Now.Sub(p.Started)
 			}
-			end := s.Now.Add(max(d-elapsed, MinRemaining))
+			left := max(d-elapsed, MinRemaining)
+			end := s.Now.Add(left)
 			if end.After(j.Finish) {
 				j.Finish = end
 			}
-			if n := nodes[p.Node]; n != nil {
+			n := nodes[p.Node]
+			switch {
+			case n == nil:
+				// On a node the scheduler does not offer (cordoned, or
+				// not listed): it holds nothing the forecast places on.
+			case pin && queue != "" && leaf[queue] && p.Request.Fits(n.capacity.Sub(n.held)):
+				// Pinned: a job of its own, the one task, placed on its
+				// node at time 0 (see pinLabel), so that the policy counts
+				// it in its queue's share.
+				n.pinned = true
+				n.held = n.held.Add(p.Request) // for the next one's fit
+				n.pinnedHeld = n.pinnedHeld.Add(p.Request)
+				pins = append(pins, entry{first: p.Created, of: idx, pinned: true, job: workload.Job{
+					ID: "pin:" + p.Name, Name: ij.Name, Queue: queue, User: j.Namespace, Estimate: micros(d), Priority: ij.Priority,
+					NodeSelector: map[string]string{pinLabel: p.Node},
+					Phases:       []workload.Phase{{Tasks: 1, StartAfter: 1, Request: p.Request, Durations: []clock.Duration{micros(left)}}},
+				}})
+			default:
 				n.held = n.held.Add(p.Request)
-				n.ends = append(n.ends, release{at: micros(end.Sub(s.Now)), req: p.Request})
+				n.ends = append(n.ends, release{at: micros(left), req: p.Request})
 			}
 		}
-		idx := len(m.jobs)
 		m.jobs = append(m.jobs, j)
 		if len(pending) == 0 {
 			continue
@@ -174,11 +201,14 @@ func build(s *Snapshot) (*model, error) {
 			wj.ID = fmt.Sprintf("%s#%d", ij.Key, n+1)
 		}
 		ids[ij.Key]++
+		wj.Submit = arrival
 		entries = append(entries, entry{first: ij.Pods[0].Created, job: wj, of: idx})
 	}
-	// Arrival order is creation order: every job arrives at time 0 (it
-	// was submitted by Now), and the simulator keeps the workload's order
-	// among equal submit times, which FIFO follows.
+	// Arrival order is creation order: every waiting job arrives at once
+	// (it was submitted by Now), and the simulator keeps the workload's
+	// order among equal submit times, which FIFO follows. The pinned tasks
+	// come first, at time 0, the waiting jobs a microsecond later, so that
+	// the pinned are placed before anything else is asked for.
 	sort.SliceStable(entries, func(a, b int) bool {
 		if !entries[a].first.Equal(entries[b].first) {
 			return entries[a].first.Before(entries[b].first)
@@ -188,9 +218,10 @@ func build(s *Snapshot) (*model, error) {
 	w := &workload.Workload{Version: workload.Version, Queues: queues}
 	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: noMapReduceAM}
 	w.Cluster.Nodes = groups(names, nodes)
-	for _, e := range entries {
+	for _, e := range append(pins, entries...) {
 		w.Jobs = append(w.Jobs, e.job)
 		m.of = append(m.of, e.of)
+		m.pinned = append(m.pinned, e.pinned)
 	}
 	m.w = w
 	return m, nil
@@ -222,8 +253,12 @@ var noMapReduceAM = func() workload.MapReduceAM {
 // pods from outside, and the running tasks, each until its estimated end.
 type nodeLoad struct {
 	capacity resource.Vector
-	held     resource.Vector
+	held     resource.Vector // everything at Now, pinned tasks too
 	ends     []release
+	// pinned says pinned tasks run there; pinnedHeld is what they hold,
+	// in held but placed by the simulation, not external.
+	pinned     bool
+	pinnedHeld resource.Vector
 }
 
 type release struct {
@@ -231,15 +266,17 @@ type release struct {
 	req resource.Vector
 }
 
-// groups makes the cluster's node groups: each node with load of its own a
-// group of one, whose external steps release the running tasks one end at
-// a time; the idle nodes grouped by capacity.
+// groups makes the cluster's node groups: each node with load of its own
+// or pinned tasks a group of one (its external steps release the running
+// tasks one end at a time; pinLabel names it), the others grouped by
+// capacity.
 func groups(names []string, nodes map[string]*nodeLoad) []workload.NodeGroup {
 	var out []workload.NodeGroup
 	idle := map[resource.Vector]int{}
 	for _, name := range names {
 		n := nodes[name]
-		if n.held.IsZero() {
+		external := n.held.Sub(n.pinnedHeld)
+		if external.IsZero() && !n.pinned {
 			if g, ok := idle[n.capacity]; ok {
 				out[g].Count++
 				continue
@@ -248,20 +285,38 @@ func groups(names []string, nodes map[string]*nodeLoad) []workload.NodeGroup {
 			out = append(out, workload.NodeGroup{Count: 1, Capacity: n.capacity})
 			continue
 		}
-		sort.SliceStable(n.ends, func(a, b int) bool { return n.ends[a].at < n.ends[b].at })
-		steps := []workload.HeldStep{{At: 0, Held: n.held}}
-		held := n.held
-		for _, e := range n.ends {
-			held = held.Sub(e.req)
-			if last := &steps[len(steps)-1]; last.At == e.at {
-				last.Held = held
-			} else {
-				steps = append(steps, workload.HeldStep{At: e.at, Held: held})
+		g := workload.NodeGroup{Count: 1, Capacity: n.capacity}
+		if n.pinned {
+			g.Labels = map[string]string{pinLabel: name}
+		}
+		if !external.IsZero() {
+			sort.SliceStable(n.ends, func(a, b int) bool { return n.ends[a].at < n.ends[b].at })
+			g.External = []workload.HeldStep{{At: 0, Held: external}}
+			held := external
+			for _, e := range n.ends {
+				held = held.Sub(e.req)
+				if last := &g.External[len(g.External)-1]; last.At == e.at {
+					last.Held = held
+				} else {
+					g.External = append(g.External, workload.HeldStep{At: e.at, Held: held})
+				}
 			}
 		}
-		out = append(out, workload.NodeGroup{Count: 1, Capacity: n.capacity, External: steps})
+		out = append(out, g)
 	}
 	return out
+}
+
+// pinsHeld reports whether every pinned task started at time 0, as it
+// runs now: else the policy or the admission controller kept one from its
+// node, and the model is not the cluster's state.
+func (m *model) pinsHeld(out []metrics.JobResult) bool {
+	for i, r := range out {
+		if m.pinned[i] && r.FirstRun != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // read takes the simulation's outcome into the jobs: a job is forecast to
@@ -271,6 +326,14 @@ func (m *model) read(out []metrics.JobResult, horizon time.Duration) {
 	limit := micros(horizon)
 	for i, r := range out {
 		j := &m.jobs[m.of[i]]
+		if m.pinned[i] {
+			// A pinned task ends later than estimated only if it was
+			// preempted and ran again.
+			if f := m.at(r.Finish); r.Finish >= 0 && f.After(j.Finish) {
+				j.Finish = f
+			}
+			continue
+		}
 		first := r.FirstRun
 		if !m.w.Jobs[i].AM.IsZero() {
 			first = r.AMStart // (a job without an AM "starts" it on admission)
@@ -296,8 +359,11 @@ func (m *model) read(out []metrics.JobResult, horizon time.Duration) {
 	}
 }
 
+// at converts a simulation time to wall time, to the millisecond: the
+// microsecond by which the waiting jobs arrive after the pinned tasks is
+// not a forecast.
 func (m *model) at(t clock.Time) time.Time {
-	return m.now.Add(time.Duration(t) * time.Microsecond)
+	return m.now.Add((time.Duration(t) * time.Microsecond).Round(time.Millisecond))
 }
 
 // positions numbers each queue's waiting jobs in the order they are
