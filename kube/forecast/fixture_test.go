@@ -48,6 +48,9 @@ type pb struct {
 	am          bool
 	noJobLabel  bool
 	failedPhase bool
+	// batchUID, when set, makes the pod a batch Job's (named job, of that
+	// controller UID) instead of a spindle.io/job one.
+	batchUID string
 }
 
 func ip(i int) *int { return &i }
@@ -62,7 +65,11 @@ func (b pb) pod() *v1.Pod {
 	p.UID = types.UID("uid-" + p.Namespace + "-" + b.name)
 	p.CreationTimestamp = metav1.NewTime(at(b.created))
 	p.Labels = map[string]string{}
-	if !b.noJobLabel {
+	switch {
+	case b.batchUID != "":
+		p.Labels["batch.kubernetes.io/job-name"] = b.job
+		p.Labels["batch.kubernetes.io/controller-uid"] = b.batchUID
+	case !b.noJobLabel:
 		p.Labels["spindle.io/job"] = b.job
 	}
 	if b.queue != "" {

@@ -8,6 +8,17 @@
 // goroutine and is tested without a cluster. Pods become jobs through the
 // same mapping `kube record` uses (package kube/record); durations come only
 // from what a resource manager may know (docs/forecast.md).
+//
+// Beyond Snapshot, Options, Source, Job, Result, History and Run, the
+// package offers the driver:
+//   - Job.Position, a waiting job's place in its queue (1 first), and
+//     Result.Pinned, which model of the running tasks a forecast used;
+//   - NewHistory, History.Add (a finished job, once per key), History.Learn
+//     (every finished job of a snapshot) and History.Len;
+//   - ResolveQueue, the scheduler's rule from a job's queue name to a
+//     configured queue;
+//   - DefaultHorizon, MinRemaining and DefaultEstimate, the constants the
+//     forecast assumes.
 package forecast
 
 import (
@@ -151,8 +162,7 @@ func run(s *Snapshot, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	positions(m.jobs)
-	return &Result{At: s.Now, Policy: o.PolicyName, Jobs: m.jobs, Pinned: m.pin}, nil
+	return &Result{At: s.Now, Policy: o.PolicyName, Jobs: finish(m.jobs), Pinned: m.pin}, nil
 }
 
 // errUnpinned says a pinned task did not start at time 0.

@@ -144,6 +144,19 @@ func TestRunHandComputed(t *testing.T) {
 			"team/b1": {start: 0, finish: 10, waiting: true, source: SourceAnnotation, position: 1},
 		},
 	}, {
+		// A Job deleted and made again under its name while the first
+		// one's pod still runs: one forecast for the key, the latest
+		// job's; the first one's pod still holds the node.
+		name:  "a name reused",
+		nodes: []*v1.Node{mkNode("n1", 2)},
+		pods: pods(
+			[]pb{{job: "etl", name: "etl-old", batchUID: "u1", cpu: 2, created: -100, node: "n1", started: ip(-100), estimate: "130s"},
+				{job: "etl", name: "etl-new", batchUID: "u2", cpu: 2, created: -10, estimate: "20s"}}),
+		policy: "fifo",
+		want: map[string]want{
+			"team/job/etl": {start: 30, finish: 50, waiting: true, source: SourceAnnotation, position: 1},
+		},
+	}, {
 		// No history and no annotation: the cluster's median finished
 		// task (20, 40, 60 s: 40 s) stands in. The finished job is
 		// history, not forecast.

@@ -223,6 +223,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 		m.of = append(m.of, e.of)
 		m.pinned = append(m.pinned, e.pinned)
 	}
+	w.ApplyDefaults()
 	m.w = w
 	return m, nil
 }
@@ -366,10 +367,27 @@ func (m *model) at(t clock.Time) time.Time {
 	return m.now.Add((time.Duration(t) * time.Microsecond).Round(time.Millisecond))
 }
 
-// positions numbers each queue's waiting jobs in the order they are
-// forecast to start (Beyond last), 1 first, and sorts the jobs by key.
-func positions(jobs []Job) {
+// finish sorts the jobs by key, keeps the latest of two jobs of one key (a
+// name reused while the first job's pods linger: the jobs come in creation
+// order), and numbers each queue's waiting jobs in the order they are
+// forecast to start (Beyond last), 1 first.
+func finish(jobs []Job) []Job {
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].Key < jobs[b].Key })
+	out := jobs[:0]
+	for _, j := range jobs {
+		if len(out) > 0 && out[len(out)-1].Key == j.Key {
+			out[len(out)-1] = j
+			continue
+		}
+		out = append(out, j)
+	}
+	positions(out)
+	return out
+}
+
+// positions numbers each queue's waiting jobs in the order they are
+// forecast to start (Beyond last), 1 first.
+func positions(jobs []Job) {
 	var waiting []*Job
 	for i := range jobs {
 		if jobs[i].Waiting {
