@@ -1,0 +1,172 @@
+package forecast
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/kube/record"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/workload"
+)
+
+func vec(cpu int64) resource.Vector { return resource.Vector{resource.VCores: cpu * 1000} }
+
+func TestGroups(t *testing.T) {
+	s := func(d int) clock.Duration { return clock.Duration(d) * clock.Second }
+	cases := []struct {
+		name  string
+		nodes map[string]*nodeLoad
+		want  []workload.NodeGroup
+	}{{
+		name:  "idle nodes of one size are one group",
+		nodes: map[string]*nodeLoad{"a": {capacity: vec(4)}, "b": {capacity: vec(4)}, "c": {capacity: vec(8)}},
+		want:  []workload.NodeGroup{{Count: 2, Capacity: vec(4)}, {Count: 1, Capacity: vec(8)}},
+	}, {
+		// Outside load 1 CPU; running tasks of 2 CPUs ending at 10 s and
+		// 1 CPU at 10 s too, then 1 at 30 s: one step per instant.
+		name: "load released at each end",
+		nodes: map[string]*nodeLoad{"a": {capacity: vec(8), held: vec(1).Add(vec(2)).Add(vec(1)).Add(vec(1)),
+			ends: []release{{s(30), vec(1)}, {s(10), vec(2)}, {s(10), vec(1)}}}},
+		want: []workload.NodeGroup{{Count: 1, Capacity: vec(8), External: []workload.HeldStep{
+			{At: 0, Held: vec(5)}, {At: s(10), Held: vec(2)}, {At: s(30), Held: vec(1)}}}},
+	}, {
+		// Pinned tasks are not external load: a node with only those has
+		// no steps, and its label.
+		name: "pinned",
+		nodes: map[string]*nodeLoad{"a": {capacity: vec(4), held: vec(2), pinned: true, pinnedHeld: vec(2)},
+			"b": {capacity: vec(4), held: vec(3), pinned: true, pinnedHeld: vec(2)}},
+		want: []workload.NodeGroup{
+			{Count: 1, Capacity: vec(4), Labels: map[string]string{pinLabel: "a"}},
+			{Count: 1, Capacity: vec(4), Labels: map[string]string{pinLabel: "b"}, External: []workload.HeldStep{{At: 0, Held: vec(1)}}}},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var names []string
+			for _, n := range []string{"a", "b", "c"} {
+				if c.nodes[n] != nil {
+					names = append(names, n)
+				}
+			}
+			if got := groups(names, c.nodes); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("groups:\n got %+v\nwant %+v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestFinish(t *testing.T) {
+	j := func(key, queue string, waiting, beyond bool, start int) Job {
+		out := Job{Key: key, Queue: queue, Waiting: waiting, Beyond: beyond}
+		if !beyond {
+			out.Start = at(start)
+		}
+		return out
+	}
+	in := []Job{
+		j("d", "q", true, false, 50), j("a", "q", true, true, 0), j("c", "q", true, false, 10),
+		j("b", "q", false, false, -5), j("e", "r", true, false, 99), j("c", "q", true, false, 20),
+	}
+	got := finish(in)
+	want := []struct {
+		key      string
+		position int
+		start    int
+	}{{"a", 3, 0}, {"b", 0, -5}, {"c", 1, 20}, {"d", 2, 50}, {"e", 1, 99}}
+	if len(got) != len(want) {
+		t.Fatalf("%d jobs, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Key != w.key || got[i].Position != w.position || !got[i].Beyond && !got[i].Start.Equal(at(w.start)) {
+			t.Errorf("job %d: %s position %d start %v, want %s %d %v", i, got[i].Key, got[i].Position, got[i].Start.Sub(now), w.key, w.position, w.start)
+		}
+	}
+}
+
+func TestResolveQueue(t *testing.T) {
+	qs := []workload.Queue{{Name: "root.prod"}, {Name: "prod.etl"}, {Name: "dev"}}
+	cases := []struct {
+		queues    []workload.Queue
+		def, name string
+		want      string
+	}{
+		{qs, "dev", "prod.etl", "prod.etl"},
+		{qs, "dev", "root.prod.etl", "prod.etl"},
+		{qs, "dev", "team", "dev"},
+		{qs, "", "team", ""},
+		{[]workload.Queue{{Name: "default"}}, "", "team", "default"},
+	}
+	for _, c := range cases {
+		if got := ResolveQueue(c.queues, c.def, c.name); got != c.want {
+			t.Errorf("ResolveQueue(%v, %q, %q) = %q, want %q", c.queues, c.def, c.name, got, c.want)
+		}
+	}
+	if l := leaves(qs); l["root.prod"] || !l["prod.etl"] || !l["dev"] {
+		t.Errorf("leaves %v: want prod.etl and dev, not root.prod", l)
+	}
+}
+
+func TestFinished(t *testing.T) {
+	p := func(am bool, started, ended int, unknown bool) record.InstantPod {
+		out := record.InstantPod{AM: am, Created: at(started - 1), EndUnknown: unknown}
+		if started != none {
+			out.Started = at(started)
+		}
+		if ended != none {
+			out.Ended = at(ended)
+		}
+		return out
+	}
+	cases := []struct {
+		name    string
+		pods    []record.InstantPod
+		runtime time.Duration
+		tasks   []time.Duration
+		ok      bool
+	}{
+		{"tasks", []record.InstantPod{p(false, 0, 20, false), p(false, 5, 45, false)}, 45 * time.Second, []time.Duration{20 * time.Second, 40 * time.Second}, true},
+		{"the AM is not a task", []record.InstantPod{p(true, -10, 60, false), p(false, 0, 20, false)}, 20 * time.Second, []time.Duration{20 * time.Second}, true},
+		{"an AM alone is its task", []record.InstantPod{p(true, 0, 30, false)}, 30 * time.Second, []time.Duration{30 * time.Second}, true},
+		{"still running", []record.InstantPod{p(false, 0, 20, false), p(false, 0, none, false)}, 0, nil, false},
+		{"end unknown", []record.InstantPod{p(false, 0, 20, true)}, 0, nil, false},
+		{"never started", []record.InstantPod{p(false, none, 20, false)}, 0, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rt, ts, ok := finished(&record.InstantJob{Pods: c.pods})
+			if rt != c.runtime || ok != c.ok || !reflect.DeepEqual(ts, c.tasks) {
+				t.Errorf("finished = %v %v %v, want %v %v %v", rt, ts, ok, c.runtime, c.tasks, c.ok)
+			}
+		})
+	}
+}
+
+func TestEstimateOrder(t *testing.T) {
+	e := &estimates{}
+	e.byName.Observe("etl", micros(100*time.Second))
+	withMedian := &estimates{byName: e.byName, median: 40 * time.Second}
+	job := func(name string, declared time.Duration) *record.InstantJob {
+		j := &record.InstantJob{Name: name}
+		j.Hints.Estimate = micros(declared)
+		return j
+	}
+	cases := []struct {
+		name string
+		e    *estimates
+		j    *record.InstantJob
+		d    time.Duration
+		src  Source
+	}{
+		{"history first", withMedian, job("etl", 30*time.Second), 100 * time.Second, SourceHistory},
+		{"then the annotation", withMedian, job("bi", 30*time.Second), 30 * time.Second, SourceAnnotation},
+		{"then the cluster's median", withMedian, job("bi", 0), 40 * time.Second, SourceCluster},
+		{"then the default", &estimates{}, job("bi", 0), DefaultEstimate, SourceCluster},
+		{"at least a second", &estimates{}, job("bi", time.Millisecond), time.Second, SourceAnnotation},
+	}
+	for _, c := range cases {
+		if d, src := c.e.of(c.j); d != c.d || src != c.src {
+			t.Errorf("%s: %v %s, want %v %s", c.name, d, src, c.d, c.src)
+		}
+	}
+}
