@@ -51,6 +51,8 @@ type pb struct {
 	// batchUID, when set, makes the pod a batch Job's (named job, of that
 	// controller UID) instead of a spindle.io/job one.
 	batchUID string
+	selector map[string]string
+	tolerate string // a taint key the pod tolerates (Exists)
 }
 
 func ip(i int) *int { return &i }
@@ -87,6 +89,10 @@ func (b pb) pod() *v1.Pod {
 		p.Spec.SchedulerName = ours
 	}
 	p.Spec.RestartPolicy = v1.RestartPolicyNever
+	p.Spec.NodeSelector = b.selector
+	if b.tolerate != "" {
+		p.Spec.Tolerations = []v1.Toleration{{Key: b.tolerate, Operator: v1.TolerationOpExists}}
+	}
 	p.Spec.Containers = []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
 		v1.ResourceCPU:    *apiresource.NewQuantity(int64(b.cpu), apiresource.DecimalSI),
 		v1.ResourceMemory: apiresource.MustParse("1Gi"),

@@ -157,6 +157,36 @@ func TestRunHandComputed(t *testing.T) {
 			"team/job/etl": {start: 30, finish: 50, waiting: true, source: SourceAnnotation, position: 1},
 		},
 	}, {
+		// Node pools: a job selecting n1's pool runs its two tasks one
+		// after the other there; a job that does not tolerate n2's taint
+		// waits for n1 too; one that tolerates it runs on n2 at once.
+		name: "node selectors and taints",
+		nodes: func() []*v1.Node {
+			n1, n2 := mkNode("n1", 4), mkNode("n2", 4)
+			n1.Labels = map[string]string{"pool": "gpu", "kubernetes.io/hostname": "n1"}
+			n2.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "x", Effect: v1.TaintEffectNoSchedule}}
+			return []*v1.Node{n1, n2}
+		}(),
+		pods: pods(
+			tasks(2, pb{job: "a", cpu: 4, created: -30, estimate: "10s", selector: map[string]string{"pool": "gpu"}}),
+			tasks(1, pb{job: "b", cpu: 4, created: -20, estimate: "10s"}),
+			tasks(1, pb{job: "c", cpu: 4, created: -10, estimate: "10s", tolerate: "dedicated"})),
+		policy: "fifo",
+		want: map[string]want{
+			"team/a": {start: 0, finish: 20, waiting: true, source: SourceAnnotation, position: 1},
+			"team/b": {start: 20, finish: 30, waiting: true, source: SourceAnnotation, position: 3},
+			"team/c": {start: 0, finish: 10, waiting: true, source: SourceAnnotation, position: 2},
+		},
+	}, {
+		// A selector no node matches: held for good.
+		name:   "selector matches no node",
+		nodes:  one,
+		pods:   pods(tasks(1, pb{job: "a", cpu: 1, created: -30, estimate: "10s", selector: map[string]string{"pool": "none"}})),
+		policy: "fifo",
+		want: map[string]want{
+			"team/a": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 1},
+		},
+	}, {
 		// No history and no annotation: the cluster's median finished
 		// task (20, 40, 60 s: 40 s) stands in. The finished job is
 		// history, not forecast.

@@ -15,11 +15,22 @@ func vec(cpu int64) resource.Vector { return resource.Vector{resource.VCores: cp
 
 func TestGroups(t *testing.T) {
 	s := func(d int) clock.Duration { return clock.Duration(d) * clock.Second }
+	taint := []workload.Taint{{Key: "k", Effect: workload.EffectNoSchedule}}
 	cases := []struct {
-		name  string
-		nodes map[string]*nodeLoad
-		want  []workload.NodeGroup
+		name     string
+		nodes    map[string]*nodeLoad
+		selected map[string]bool
+		want     []workload.NodeGroup
 	}{{
+		// Only the labels some job selects by split groups; taints do.
+		name: "labels and taints",
+		nodes: map[string]*nodeLoad{"a": {capacity: vec(4), labels: map[string]string{"pool": "x", "host": "a"}},
+			"b": {capacity: vec(4), labels: map[string]string{"pool": "x", "host": "b"}},
+			"c": {capacity: vec(4), labels: map[string]string{"pool": "x", "host": "c"}, taints: taint}},
+		selected: map[string]bool{"pool": true},
+		want: []workload.NodeGroup{{Count: 2, Capacity: vec(4), Labels: map[string]string{"pool": "x"}},
+			{Count: 1, Capacity: vec(4), Labels: map[string]string{"pool": "x"}, Taints: taint}},
+	}, {
 		name:  "idle nodes of one size are one group",
 		nodes: map[string]*nodeLoad{"a": {capacity: vec(4)}, "b": {capacity: vec(4)}, "c": {capacity: vec(8)}},
 		want:  []workload.NodeGroup{{Count: 2, Capacity: vec(4)}, {Count: 1, Capacity: vec(8)}},
@@ -49,7 +60,7 @@ func TestGroups(t *testing.T) {
 					names = append(names, n)
 				}
 			}
-			if got := groups(names, c.nodes); !reflect.DeepEqual(got, c.want) {
+			if got := groups(names, c.nodes, c.selected); !reflect.DeepEqual(got, c.want) {
 				t.Errorf("groups:\n got %+v\nwant %+v", got, c.want)
 			}
 		})

@@ -58,6 +58,10 @@ type InstantPod struct {
 	// EndUnknown marks a pod that ended without a finish time (Ended is
 	// then its last known stamp): its duration is not known.
 	EndUnknown bool
+	// NodeSelector and Tolerations are the pod's own (shared with the pod
+	// object: read only).
+	NodeSelector map[string]string
+	Tolerations  []v1.Toleration
 }
 
 // Running reports whether the pod holds its node: bound and not ended.
@@ -129,7 +133,8 @@ func AtInstant(pods []*v1.Pod, opt Options) (*Instant, error) {
 			}
 		}
 		ip := InstantPod{Name: p.Namespace + "/" + p.Name, AM: id.AM, Request: req, Node: st.node,
-			Created: st.created, Started: st.started, Failed: st.failed}
+			Created: st.created, Started: st.started, Failed: st.failed,
+			NodeSelector: p.Spec.NodeSelector, Tolerations: p.Spec.Tolerations}
 		if st.terminal {
 			ip.Ended = st.finished
 			if ip.Ended.IsZero() {
