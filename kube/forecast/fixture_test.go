@@ -53,6 +53,7 @@ type pb struct {
 	batchUID string
 	selector map[string]string
 	tolerate string // a taint key the pod tolerates (Exists)
+	gang     string // spindle.io/min-members
 }
 
 func ip(i int) *int { return &i }
@@ -83,6 +84,9 @@ func (b pb) pod() *v1.Pod {
 	p.Annotations = map[string]string{}
 	if b.estimate != "" {
 		p.Annotations["spindle.io/estimate"] = b.estimate
+	}
+	if b.gang != "" {
+		p.Annotations["spindle.io/min-members"] = b.gang
 	}
 	p.Spec.SchedulerName = b.scheduler
 	if p.Spec.SchedulerName == "" {

@@ -175,6 +175,12 @@ func simulate(s *Snapshot, inst *record.Instant, est *estimates, o Options, pin 
 		return m, err
 	}
 	out, err := sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
+	if err != nil && m.gangs() {
+		// A gang the simulator finds can never fit, where the forecast's
+		// count said it could: forecast the gangs piecemeal rather than
+		// nothing at all.
+		out, err = sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("forecast: simulating: %w", err)
 	}

@@ -187,6 +187,22 @@ func TestRunHandComputed(t *testing.T) {
 			"team/a": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 1},
 		},
 	}, {
+		// A gang of 4 waits until all 4 fit: one CPU is held for 30 s
+		// more, so it starts at 30 s, not at once with 3. A gang of 5
+		// never fits 4 CPUs: held for good, and the rest is forecast.
+		name:  "gangs",
+		nodes: one,
+		pods: pods(
+			tasks(1, pb{job: "r", cpu: 1, created: -60, node: "n1", started: ip(-30), estimate: "60s"}),
+			tasks(4, pb{job: "g", cpu: 1, created: -20, estimate: "10s", gang: "4"}),
+			tasks(5, pb{job: "huge", cpu: 1, created: -10, estimate: "10s", gang: "5"})),
+		policy: "fifo",
+		want: map[string]want{
+			"team/r":    {start: -30, finish: 30, source: SourceAnnotation},
+			"team/g":    {start: 30, finish: 40, waiting: true, source: SourceAnnotation, position: 1},
+			"team/huge": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 2},
+		},
+	}, {
 		// No history and no annotation: the cluster's median finished
 		// task (20, 40, 60 s: 40 s) stands in. The finished job is
 		// history, not forecast.

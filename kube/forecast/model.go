@@ -222,7 +222,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: noMapReduceAM}
 	w.Cluster.Nodes = groups(names, nodes, selected)
 	for _, e := range append(pins, entries...) {
-		if !e.pinned && !admitted(&e.job, w.Cluster.Nodes) {
+		if !e.pinned && (!admitted(&e.job, w.Cluster.Nodes) || !gangFits(&e.job, w.Cluster.Nodes)) {
 			// No node could ever hold it: it waits for good, as the
 			// scheduler holds it.
 			j := &m.jobs[e.of]
@@ -261,6 +261,42 @@ func admitted(j *workload.Job, gs []workload.NodeGroup) bool {
 		}
 	}
 	return true
+}
+
+// gangFits reports whether a gang's minimum (its AM, then tasks of its
+// first phase) could fit the empty cluster together, counting how many
+// tasks each admitted node holds beside the AM on the node that holds it:
+// the simulator refuses a gang that never fits, and the scheduler holds
+// it for good.
+func gangFits(j *workload.Job, gs []workload.NodeGroup) bool {
+	if j.MinMembers == 0 || len(j.Phases) == 0 {
+		return true
+	}
+	need := j.MinMembers - btoi(!j.AM.IsZero())
+	r := j.Phases[0].Request
+	total, amBest := 0, -1 // tasks the cluster holds; the most lost to the AM's node
+	for i := range gs {
+		g := &gs[i]
+		if !j.Admits(g) {
+			continue
+		}
+		per := r.CountIn(g.Capacity)
+		total += per * g.Count
+		if !j.AM.IsZero() && j.AM.Fits(g.Capacity) {
+			// Tasks the AM's node loses to it: the fewest over the nodes
+			// that can hold it.
+			if lost := per - r.CountIn(g.Capacity.Sub(j.AM)); amBest < 0 || lost < amBest {
+				amBest = lost
+			}
+		}
+	}
+	if !j.AM.IsZero() {
+		if amBest < 0 {
+			return false
+		}
+		total -= amBest
+	}
+	return total >= need
 }
 
 // tolerateAll tolerates every taint: a pinned task runs where it runs.
@@ -380,6 +416,17 @@ func sortedLabels(labels map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// gangs drops every gang's minimum, and reports whether there was one.
+func (m *model) gangs() bool {
+	any := false
+	for i := range m.w.Jobs {
+		if m.w.Jobs[i].MinMembers > 0 {
+			m.w.Jobs[i].MinMembers, any = 0, true
+		}
+	}
+	return any
 }
 
 // pinsHeld reports whether every pinned task started at time 0, as it

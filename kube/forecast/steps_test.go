@@ -181,3 +181,36 @@ func TestEstimateOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestGangFits(t *testing.T) {
+	g := func(count int, cpu int64) workload.NodeGroup {
+		return workload.NodeGroup{Count: count, Capacity: vec(cpu)}
+	}
+	job := func(min int, am, task int64) *workload.Job {
+		j := &workload.Job{MinMembers: min, Phases: []workload.Phase{{Tasks: 10, Request: vec(task)}}}
+		if am > 0 {
+			j.AM = vec(am)
+		}
+		return j
+	}
+	cases := []struct {
+		name string
+		j    *workload.Job
+		gs   []workload.NodeGroup
+		want bool
+	}{
+		{"no gang", job(0, 0, 8), []workload.NodeGroup{g(1, 4)}, true},
+		{"exactly", job(4, 0, 2), []workload.NodeGroup{g(2, 4)}, true},
+		{"one short", job(5, 0, 2), []workload.NodeGroup{g(2, 4)}, false},
+		// The AM takes 1 CPU of a 4-CPU node: that node holds one task
+		// of 2 CPUs instead of two; the 6-CPU node holds three.
+		{"the AM's node loses a task", job(5, 1, 2), []workload.NodeGroup{g(1, 4), g(1, 6)}, true},
+		{"the AM's node loses too many", job(6, 1, 2), []workload.NodeGroup{g(1, 4), g(1, 6)}, false},
+		{"an AM that fits nowhere", job(2, 8, 1), []workload.NodeGroup{g(2, 4)}, false},
+	}
+	for _, c := range cases {
+		if got := gangFits(c.j, c.gs); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
