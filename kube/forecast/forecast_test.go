@@ -350,6 +350,7 @@ func TestRunErrors(t *testing.T) {
 		{"no now", &Snapshot{}, Options{Policy: fifo}, "Now"},
 		{"negative horizon", good, Options{Policy: fifo, Horizon: -time.Second}, "negative horizon"},
 		{"node twice", dup, Options{Policy: fifo}, `node "n1" listed twice`},
+		{"bad queues", snapshot(nil, nil, nil, workload.Queue{Name: "a", Capacity: 2, MaxCapacity: 1}), Options{Policy: fifo}, "forecast: snapshot: queues:"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

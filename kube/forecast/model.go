@@ -90,7 +90,10 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 	if len(queues) == 0 {
 		queues = []workload.Queue{{Name: workload.DefaultQueue, Capacity: 1, MaxCapacity: 1}}
 	}
-	leaf := leaves(queues)
+	leaf, err := leaves(queues)
+	if err != nil {
+		return nil, err
+	}
 	var entries, pins []entry
 	selected := map[string]bool{} // the node labels some job selects by
 	ids := map[string]int{}
@@ -117,7 +120,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 		queue := ResolveQueue(queues, s.DefaultQueue, ij.ID.Queue)
 		j := Job{Key: ij.Key, Namespace: namespace(ij), Queue: queue, Source: src,
 			Waiting: len(pending) == len(ij.Pods)}
-		if queue == "" || !leaf[queue] {
+		if queue == "" || !leaf[sched.QueuePath(queue)] {
 			// The scheduler holds such pods (no configured queue takes
 			// them): they wait for good.
 			pending = nil
@@ -145,7 +148,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			case n == nil:
 				// On a node the scheduler does not offer (cordoned, or
 				// not listed): it holds nothing the forecast places on.
-			case pin && queue != "" && leaf[queue] && p.Request.Fits(n.capacity.Sub(n.held)):
+			case pin && queue != "" && leaf[sched.QueuePath(queue)] && p.Request.Fits(n.capacity.Sub(n.held)):
 				// Pinned: a job of its own, the one task, placed on its
 				// node at time 0 (see pinLabel), so that the policy counts
 				// it in its queue's share.
@@ -219,7 +222,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 		return entries[a].job.ID < entries[b].job.ID
 	})
 	w := &workload.Workload{Version: workload.Version, Queues: queues}
-	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: noMapReduceAM}
+	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: record.NoMapReduceAM}
 	w.Cluster.Nodes = groups(names, nodes, selected)
 	for _, e := range append(pins, entries...) {
 		if !e.pinned && (!admitted(&e.job, w.Cluster.Nodes) || !gangFits(&e.job, w.Cluster.Nodes)) {
@@ -326,14 +329,6 @@ func tolerations(ts []v1.Toleration) []workload.Toleration {
 	}
 	return out
 }
-
-// noMapReduceAM is the MapReduce AM model "none": a Kubernetes job's pods
-// are asked for by their controller, not by an AM that ramps reduces up.
-var noMapReduceAM = func() workload.MapReduceAM {
-	m := workload.DefaultMapReduceAM
-	m.Model = workload.MRNone
-	return m
-}()
 
 // nodeLoad is what a node holds at Now that the simulation does not place:
 // pods from outside, and the running tasks, each until its estimated end.
@@ -536,25 +531,18 @@ func positions(jobs []Job) {
 	}
 }
 
-// leaves returns the leaf queues by name: the queues no other queue names
-// as its parent.
-func leaves(qs []workload.Queue) map[string]bool {
-	out := map[string]bool{}
-	for _, q := range qs {
-		out[q.Name] = true
+// leaves returns, by canonical path (sched.QueuePath), whether each queue
+// is a leaf, checking the tree as the core will build it.
+func leaves(qs []workload.Queue) (map[string]bool, error) {
+	specs := make([]sched.QueueSpec, len(qs))
+	for i, q := range qs {
+		specs[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight, DisablePreemption: q.DisablePreemption}
 	}
-	for _, q := range qs {
-		p := sched.QueuePath(q.Name)
-		for i := strings.LastIndexByte(p, '.'); i > 0; i = strings.LastIndexByte(p, '.') {
-			p = p[:i]
-			for _, o := range qs {
-				if sched.QueuePath(o.Name) == p {
-					out[o.Name] = false
-				}
-			}
-		}
+	l, err := sched.ValidateQueues(specs)
+	if err != nil {
+		return nil, fmt.Errorf("forecast: snapshot: queues: %w", err)
 	}
-	return out
+	return l, nil
 }
 
 // ResolveQueue maps a job's queue name (its label, or its namespace) to a

@@ -2,6 +2,7 @@ package forecast
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,8 +114,13 @@ func TestResolveQueue(t *testing.T) {
 			t.Errorf("ResolveQueue(%v, %q, %q) = %q, want %q", c.queues, c.def, c.name, got, c.want)
 		}
 	}
-	if l := leaves(qs); l["root.prod"] || !l["prod.etl"] || !l["dev"] {
-		t.Errorf("leaves %v: want prod.etl and dev, not root.prod", l)
+	qs = []workload.Queue{{Name: "root.prod", Capacity: 0.5, MaxCapacity: 1}, {Name: "prod.etl", Capacity: 1, MaxCapacity: 1},
+		{Name: "dev", Capacity: 0.5, MaxCapacity: 1}}
+	if l, err := leaves(qs); err != nil || l["prod"] || !l["prod.etl"] || !l["dev"] {
+		t.Errorf("leaves %v (%v): want prod.etl and dev, not prod", l, err)
+	}
+	if _, err := leaves([]workload.Queue{{Name: "a", Capacity: 2, MaxCapacity: 1}}); err == nil || !strings.Contains(err.Error(), "queues") {
+		t.Errorf("a bad tree: err %v", err)
 	}
 }
 
