@@ -390,3 +390,54 @@ func TestRunUnpinned(t *testing.T) {
 		t.Error("fifo did not place the running tasks at time 0")
 	}
 }
+
+// TestRunConsistentOverTime: when the estimates are exact, a forecast taken
+// later, from the state the first forecast predicted, predicts the same.
+// At 0 s, R's two tasks (100 s, 40 s in) hold the node until 60 s; A (two
+// tasks of 2 CPUs, 30 s, queue a) and then B (four of 1 CPU, 20 s, queue
+// b) wait. At 60 s, FIFO starts both of A's tasks, A finishes at 90 s and B
+// runs from 90 s to 110 s; fair shares the node between the queues: one
+// task of A and two of B at 60 s, B's other two at 80 s, A's second at 90
+// s. The later snapshot, at 70 s, is the state each predicts then.
+func TestRunConsistentOverTime(t *testing.T) {
+	h := hist(map[string]time.Duration{"r": 100 * time.Second, "a": 30 * time.Second, "b": 20 * time.Second})
+	nodes := []*v1.Node{mkNode("n1", 4)}
+	first := snapshot(nodes, pods(
+		tasks(2, pb{job: "r-000001", cpu: 2, created: -41, node: "n1", started: ip(-40)}),
+		tasks(2, pb{job: "a-000001", queue: "a", cpu: 2, created: -20}),
+		tasks(4, pb{job: "b-000001", queue: "b", cpu: 1, created: -10})), h, twoQueues...)
+	r := tasks(2, pb{job: "r-000001", cpu: 2, created: -41, node: "n1", started: ip(-40), ended: ip(60)})
+	a, b := tasks(2, pb{job: "a-000001", queue: "a", cpu: 2, created: -20}), tasks(4, pb{job: "b-000001", queue: "b", cpu: 1, created: -10})
+	run := func(ps []pb, n int) []pb {
+		out := append([]pb(nil), ps...)
+		for i := range n {
+			out[i].node, out[i].started = "n1", ip(60)
+		}
+		return out
+	}
+	cases := []struct {
+		policy       string
+		later        []*v1.Pod
+		aStart, aEnd int
+		bStart, bEnd int
+	}{
+		{"fifo", pods(r, run(a, 2), b), 60, 90, 90, 110},
+		{"fair", pods(r, run(a, 1), run(b, 2)), 60, 120, 60, 100},
+	}
+	for _, c := range cases {
+		later := snapshot(nodes, c.later, h, twoQueues...)
+		later.Now = at(70)
+		x, y := byKey(forecastOf(t, first, c.policy)), byKey(forecastOf(t, later, c.policy))
+		want := map[string][2]int{"team/a-000001": {c.aStart, c.aEnd}, "team/b-000001": {c.bStart, c.bEnd}}
+		for key, w := range want {
+			for when, f := range map[string]map[string]Job{"0 s": x, "70 s": y} {
+				if j := f[key]; !j.Start.Equal(at(w[0])) || !j.Finish.Equal(at(w[1])) {
+					t.Errorf("%s: %s forecast at %s: %v to %v, want %d s to %d s", c.policy, key, when, j.Start.Sub(now), j.Finish.Sub(now), w[0], w[1])
+				}
+			}
+		}
+		if _, ok := y["team/r-000001"]; ok {
+			t.Errorf("%s: R, ended, is forecast at 70 s", c.policy)
+		}
+	}
+}
