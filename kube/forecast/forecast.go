@@ -91,7 +91,10 @@ type Job struct {
 	// running one; Finish the forecast finish. Both zero when Beyond.
 	Start  time.Time
 	Finish time.Time
-	Beyond bool // the horizon ended before the job started
+	// Beyond: the horizon ended before the job started, or the scheduler
+	// would hold it for good (no schedulable node it may use can hold it,
+	// a gang that never fits, no configured queue takes it).
+	Beyond bool
 	Source Source
 	// Position is a waiting job's place in its queue, 1 first: the
 	// waiting jobs of its queue in the order they are forecast to start
