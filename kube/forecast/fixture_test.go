@@ -54,6 +54,7 @@ type pb struct {
 	selector map[string]string
 	tolerate string // a taint key the pod tolerates (Exists)
 	gang     string // spindle.io/min-members
+	replay   string // spindle.io/replay-duration, which no forecast may read
 }
 
 func ip(i int) *int { return &i }
@@ -84,6 +85,9 @@ func (b pb) pod() *v1.Pod {
 	p.Annotations = map[string]string{}
 	if b.estimate != "" {
 		p.Annotations["spindle.io/estimate"] = b.estimate
+	}
+	if b.replay != "" {
+		p.Annotations["spindle.io/replay-duration"] = b.replay
 	}
 	if b.gang != "" {
 		p.Annotations["spindle.io/min-members"] = b.gang

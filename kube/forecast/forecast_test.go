@@ -218,10 +218,11 @@ func TestRunHandComputed(t *testing.T) {
 			"team/new": {start: 0, finish: 40, waiting: true, source: SourceCluster, position: 1},
 		},
 	}, {
-		// Nothing has finished anywhere: DefaultEstimate.
+		// Nothing has finished anywhere: DefaultEstimate. The replay's
+		// true duration on the pod is not read.
 		name:   "no estimate at all",
 		nodes:  one,
-		pods:   pods(tasks(1, pb{job: "new", cpu: 1, created: -5})),
+		pods:   pods(tasks(1, pb{job: "new", cpu: 1, created: -5, replay: "7s"})),
 		policy: "fifo",
 		want: map[string]want{
 			"team/new": {start: 0, finish: 60, waiting: true, source: SourceCluster, position: 1},
