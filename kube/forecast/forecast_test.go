@@ -203,6 +203,22 @@ func TestRunHandComputed(t *testing.T) {
 			"team/huge": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 2},
 		},
 	}, {
+		// History knows the kind's runtime (40 s, the policy's estimate)
+		// and its tasks' (10 s each, run one at a time): a waiting job
+		// of four tasks that fill the node one by one takes 4 × 10 s.
+		name:  "tasks from history",
+		nodes: one,
+		pods:  pods(tasks(4, pb{job: "wave-000002", cpu: 4, created: -5})),
+		hist: func() *History {
+			h := NewHistory()
+			h.Add("team/wave-000001#", "wave", 40*time.Second, []time.Duration{10 * time.Second, 10 * time.Second, 10 * time.Second, 10 * time.Second})
+			return h
+		}(),
+		policy: "fifo",
+		want: map[string]want{
+			"team/wave-000002": {start: 0, finish: 40, waiting: true, source: SourceHistory, position: 1},
+		},
+	}, {
 		// No history and no annotation: the cluster's median finished
 		// task (20, 40, 60 s: 40 s) stands in. The finished job is
 		// history, not forecast.

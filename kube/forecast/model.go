@@ -116,7 +116,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 		if len(running) == 0 && len(pending) == 0 {
 			continue // finished: history
 		}
-		d, src := est.of(ij)
+		d, task, src := est.of(ij)
 		queue := ResolveQueue(queues, s.DefaultQueue, ij.ID.Queue)
 		j := Job{Key: ij.Key, Namespace: namespace(ij), Queue: queue, Source: src,
 			Waiting: len(pending) == len(ij.Pods)}
@@ -138,7 +138,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			if !p.Started.IsZero() && p.Started.Before(s.Now) {
 				elapsed = s.Now.Sub(p.Started)
 			}
-			left := max(d-elapsed, MinRemaining)
+			left := max(task-elapsed, MinRemaining)
 			end := s.Now.Add(left)
 			if end.After(j.Finish) {
 				j.Finish = end
@@ -185,7 +185,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			// the driver stands for the job, as a recording counts it.
 			tasks, wj.AM = pending, resource.Vector{}
 		}
-		ph := workload.Phase{Tasks: len(tasks), StartAfter: 1, Durations: []clock.Duration{micros(d)}}
+		ph := workload.Phase{Tasks: len(tasks), StartAfter: 1, Durations: []clock.Duration{micros(task)}}
 		for _, p := range tasks {
 			ph.Request = ph.Request.Max(p.Request)
 		}

@@ -160,30 +160,33 @@ func TestFinished(t *testing.T) {
 }
 
 func TestEstimateOrder(t *testing.T) {
-	e := &estimates{}
+	e := &estimates{median: 40 * time.Second}
 	e.byName.Observe("etl", micros(100*time.Second))
-	withMedian := &estimates{byName: e.byName, median: 40 * time.Second}
+	e.byName.Observe("ml", micros(300*time.Second))
+	e.tasksByName.Observe("ml", micros(50*time.Second))
 	job := func(name string, declared time.Duration) *record.InstantJob {
 		j := &record.InstantJob{Name: name}
 		j.Hints.Estimate = micros(declared)
 		return j
 	}
 	cases := []struct {
-		name string
-		e    *estimates
-		j    *record.InstantJob
-		d    time.Duration
-		src  Source
+		name    string
+		e       *estimates
+		j       *record.InstantJob
+		runtime time.Duration
+		task    time.Duration
+		src     Source
 	}{
-		{"history first", withMedian, job("etl", 30*time.Second), 100 * time.Second, SourceHistory},
-		{"then the annotation", withMedian, job("bi", 30*time.Second), 30 * time.Second, SourceAnnotation},
-		{"then the cluster's median", withMedian, job("bi", 0), 40 * time.Second, SourceCluster},
-		{"then the default", &estimates{}, job("bi", 0), DefaultEstimate, SourceCluster},
-		{"at least a second", &estimates{}, job("bi", time.Millisecond), time.Second, SourceAnnotation},
+		{"history first", e, job("etl", 30*time.Second), 100 * time.Second, 100 * time.Second, SourceHistory},
+		{"history's tasks", e, job("ml", 0), 300 * time.Second, 50 * time.Second, SourceHistory},
+		{"then the annotation", e, job("bi", 30*time.Second), 30 * time.Second, 30 * time.Second, SourceAnnotation},
+		{"then the cluster's median", e, job("bi", 0), 40 * time.Second, 40 * time.Second, SourceCluster},
+		{"then the default", &estimates{}, job("bi", 0), DefaultEstimate, DefaultEstimate, SourceCluster},
+		{"at least a second", &estimates{}, job("bi", time.Millisecond), time.Second, time.Second, SourceAnnotation},
 	}
 	for _, c := range cases {
-		if d, src := c.e.of(c.j); d != c.d || src != c.src {
-			t.Errorf("%s: %v %s, want %v %s", c.name, d, src, c.d, c.src)
+		if d, task, src := c.e.of(c.j); d != c.runtime || task != c.task || src != c.src {
+			t.Errorf("%s: %v, tasks %v, %s; want %v, %v, %s", c.name, d, task, src, c.runtime, c.task, c.src)
 		}
 	}
 }
