@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/resource"
 )
@@ -19,6 +20,15 @@ import (
 // and none is left half placed, which is the deadlock all-or-nothing
 // admission exists to prevent.
 //
+// A gang admitted whose members are not all placed within its timeout
+// (JobSpec.GangTimeout, else Config.GangTimeout, DefaultGangTimeout by
+// default) releases the room it is owed and waits again: its unplaced
+// members are held out of allocation, reservations of them are cancelled,
+// and it is owed room again only once those members fit the free room
+// together (gangRereserve). Members already placed stay where they are.
+// Without the timeout, a gang whose owed room a policy gave to other jobs
+// first would keep every later gang out for as long as those jobs run.
+//
 // A gang's members are, for a simulated job, its AM (when it has one) and
 // then tasks of its first phase; for an Open job, the requests the driver
 // has made, AM first, then each ask's in the order the asks were made.
@@ -30,10 +40,22 @@ type gangMember struct {
 	eligible func(*cluster.Node) bool // nil: any node
 }
 
+// DefaultGangTimeout is 60 s, the default of kube-scheduler's
+// coscheduling plugin (scheduler-plugins' permitWaitingTimeSeconds), after
+// which the pods of a group that has not reached its minimum are released
+// from where they wait. YuniKorn's placeholders wait 15 minutes by default,
+// but they hold nodes' room that idles meanwhile; spindle's owed room keeps
+// only other gangs out, so the shorter wait costs the gang little and
+// frees the others sooner.
+const DefaultGangTimeout = 60 * clock.Second
+
 // gangState is an admitted gang's room still owed: the members not yet
-// allocated.
+// allocated, since when it is owed, and whether a timeout released it.
 type gangState struct {
-	owed []gangMember
+	owed     []gangMember
+	since    clock.Time
+	released bool
+	timeouts int
 }
 
 // IsGang reports whether the job is all or nothing (MinMembers > 0).
@@ -148,8 +170,101 @@ func (c *Core) gangReady(j *Job) bool {
 // gangAdmitted starts counting the room admitted gang j owes.
 func (c *Core) gangAdmitted(j *Job) {
 	members, _ := c.gangMembers(j)
-	j.gang = &gangState{owed: append([]gangMember(nil), members...)}
+	j.gang = &gangState{owed: append([]gangMember(nil), members...), since: c.now}
 	c.gangs = append(c.gangs, j)
+}
+
+// gangTimeoutOf is gang j's timeout; not positive: none.
+func (c *Core) gangTimeoutOf(j *Job) clock.Duration {
+	if j.spec.GangTimeout > 0 {
+		return j.spec.GangTimeout
+	}
+	return c.gangTimeout
+}
+
+// gangDeadline is the earliest instant after now at which an admitted
+// gang's timeout falls, or clock.Never.
+func (c *Core) gangDeadline(now clock.Time) clock.Time {
+	next := clock.Never
+	for _, j := range c.gangs {
+		if t := c.gangTimeoutOf(j); t > 0 {
+			next = min(next, max(j.gang.since.Add(t), now+1))
+		}
+	}
+	return next
+}
+
+// gangExpire releases the room owed to every admitted gang whose timeout
+// has passed with members still unplaced: those members are held out of
+// allocation (allocatable) and their reservations end at their nodes'
+// next update, until gangRereserve finds them room together again.
+func (c *Core) gangExpire() {
+	for i := 0; i < len(c.gangs); {
+		j := c.gangs[i]
+		t := c.gangTimeoutOf(j)
+		if t <= 0 || c.now.Sub(j.gang.since) < t {
+			i++
+			continue
+		}
+		c.gangs = append(c.gangs[:i], c.gangs[i+1:]...)
+		j.gang.released = true
+		j.gang.timeouts++
+		c.gangsReleased = append(c.gangsReleased, j)
+		for k := range j.asks {
+			c.hold(&j.asks[k])
+		}
+		c.progress++ // gangs waiting behind its room may fit now
+	}
+}
+
+// gangRereserve owes room again, in the order they were released, to the
+// released gangs whose unplaced members now fit the free room together
+// (after the room owed to admitted gangs), and makes those members
+// allocatable again.
+func (c *Core) gangRereserve() {
+	for i := 0; i < len(c.gangsReleased); {
+		j := c.gangsReleased[i]
+		if !c.gangFits(j.gang.owed, true) {
+			i++
+			continue
+		}
+		c.gangsReleased = append(c.gangsReleased[:i], c.gangsReleased[i+1:]...)
+		j.gang.released, j.gang.since = false, c.now
+		c.gangs = append(c.gangs, j)
+		c.releaseAsks(j)
+	}
+}
+
+// releaseAsks makes j's held asks pending where its state allows.
+func (c *Core) releaseAsks(j *Job) {
+	released := false
+	for k := range j.asks {
+		released = c.release(&j.asks[k]) || released
+	}
+	if released {
+		c.progress++
+		c.reconsider()
+	}
+}
+
+// GangTimeouts returns how many times job j's room as a gang was released
+// by its timeout.
+func (j *Job) GangTimeouts() int {
+	if j.gang == nil {
+		return j.gangTimeouts
+	}
+	return j.gang.timeouts
+}
+
+// GangReleasedReason says why admitted gang j's unplaced members wait
+// after its timeout released their room, or "" when it is not so.
+func (c *Core) GangReleasedReason(j *Job) string {
+	g := j.gang
+	if g == nil || !g.released {
+		return ""
+	}
+	want := j.spec.MinMembers
+	return fmt.Sprintf("gang of %d: %d of its %d members were not placed together within its timeout (%v); the room held for them is released, and they are placed only once they fit the free room together again; it holds nobody back", want, len(g.owed), want, c.gangTimeoutOf(j))
 }
 
 // gangAllocated settles one member of j's debt: a container of request r
@@ -174,17 +289,27 @@ func (c *Core) gangAllocated(j *Job, r resource.Vector) {
 
 // gangDone stops counting j's debt (all placed, or the job ended).
 func (c *Core) gangDone(j *Job) {
-	if j.gang == nil {
+	g := j.gang
+	if g == nil {
 		return
 	}
-	j.gang = nil
-	for i, g := range c.gangs {
-		if g == j {
-			c.gangs = append(c.gangs[:i], c.gangs[i+1:]...)
-			break
-		}
+	j.gang, j.gangTimeouts = nil, g.timeouts
+	c.gangs = dropJob(c.gangs, j)
+	if g.released {
+		c.gangsReleased = dropJob(c.gangsReleased, j)
+		c.releaseAsks(j) // nothing is owed any more: the rest are placed as any job's
 	}
 	c.progress++ // gangs waiting behind its debt may fit now
+}
+
+// dropJob removes j from js, keeping the order.
+func dropJob(js []*Job, j *Job) []*Job {
+	for i, g := range js {
+		if g == j {
+			return append(js[:i], js[i+1:]...)
+		}
+	}
+	return js
 }
 
 // gangWaitReason says why waiting gang j is not asked about for admission,
