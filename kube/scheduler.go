@@ -575,6 +575,11 @@ func (s *Scheduler) armTimer(t *time.Timer) {
 func (s *Scheduler) nextWake() time.Duration {
 	wall := s.o.Now()
 	next := wall.Add(time.Hour)
+	if s.core != nil {
+		// A gang admitted since the clock last moved brings its timeout
+		// forward (sched.Core.NextTick).
+		s.nextTick = min(s.nextTick, s.core.NextTick(s.last))
+	}
 	if s.nextTick != clock.Never {
 		next = minTime(next, s.epoch.Add(time.Duration(s.nextTick)*time.Microsecond))
 	}

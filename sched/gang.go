@@ -163,8 +163,50 @@ func (c *Core) packGang(free []resource.Vector, members []gangMember) bool {
 // gangReady reports whether waiting gang j may be asked about for
 // admission: its members are known and fit together now.
 func (c *Core) gangReady(j *Job) bool {
+	if !j.spec.MinResources.IsZero() && !j.spec.MinResources.Fits(c.gangRoom(true)) {
+		return false
+	}
 	members, known := c.gangMembers(j)
 	return known >= j.spec.MinMembers && c.gangFits(members, true)
+}
+
+// gangRoom sums what the schedulable nodes have free, less the room owed
+// to admitted gangs (now), or their whole capacity (!now).
+func (c *Core) gangRoom(now bool) resource.Vector {
+	var sum resource.Vector
+	for i := range c.cl.NumNodes() {
+		n := c.cl.Node(cluster.NodeID(i))
+		switch {
+		case n.Removed() || !n.Schedulable():
+		case now:
+			sum = sum.Add(n.Free())
+		default:
+			sum = sum.Add(n.Capacity())
+		}
+	}
+	if now {
+		for _, g := range c.gangs {
+			for _, m := range g.gang.owed {
+				sum = sum.Sub(m.req)
+			}
+		}
+	}
+	return sum
+}
+
+// GangNeverFits reports whether waiting gang j could not be placed even
+// on the empty cluster as it is: its minimum resources exceed all nodes
+// together, or its members, all known, fit no packing of the nodes. It
+// stays so until nodes join or grow.
+func (c *Core) GangNeverFits(j *Job) bool {
+	if !j.IsGang() || j.state != Waiting {
+		return false
+	}
+	if mr := j.spec.MinResources; !mr.IsZero() && !mr.Fits(c.gangRoom(false)) {
+		return true
+	}
+	members, known := c.gangMembers(j)
+	return known >= j.spec.MinMembers && !c.gangFits(members, false)
 }
 
 // gangAdmitted starts counting the room admitted gang j owes.
@@ -315,8 +357,16 @@ func dropJob(js []*Job, j *Job) []*Job {
 // gangWaitReason says why waiting gang j is not asked about for admission,
 // or "" when it is.
 func (c *Core) gangWaitReason(j *Job) string {
-	members, known := c.gangMembers(j)
 	want := j.spec.MinMembers
+	if mr := j.spec.MinResources; !mr.IsZero() {
+		if all := c.gangRoom(false); !mr.Fits(all) {
+			return fmt.Sprintf("gang of %d: its minimum resources %v exceed what all nodes hold together (%v); it holds nobody back", want, mr, all)
+		}
+		if free := c.gangRoom(true); !mr.Fits(free) {
+			return fmt.Sprintf("gang of %d: its minimum resources %v exceed the free room (%v after the room owed to gangs admitted before it); it holds nobody back", want, mr, free.Max(resource.Vector{}))
+		}
+	}
+	members, known := c.gangMembers(j)
 	switch {
 	case known < want:
 		return fmt.Sprintf("gang of %d: %d of its %d members exist; none is placed before all %d can be placed together", want, known, want, want)

@@ -161,3 +161,53 @@ func TestGangTimeout(t *testing.T) {
 		})
 	}
 }
+
+// A gang's minimum resources (Volcano's minResources, YuniKorn's task
+// groups' minResource × minMember) on two 8-vcore nodes, one of them full
+// of job x's 8 vcores: the gang of one 1-vcore pod is admitted only when
+// the free room (8) holds its minimum, and told at once when the two
+// nodes together (16) never could.
+func TestGangMinResources(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		min       resource.Vector
+		admitted  bool
+		neverFits bool
+		why       string
+	}{
+		{name: "fits the free room", min: resource.New(8, 1024), admitted: true},
+		{name: "exceeds the free room", min: resource.New(9, 1024), why: "its minimum resources <9 vcores, 1024 MiB> exceed the free room (<8 vcores, 8192 MiB>"},
+		{name: "exceeds all nodes", min: resource.New(17, 1024), neverFits: true, why: "exceed what all nodes hold together"},
+		{name: "none", admitted: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fc, err := fakecluster.New(fakecluster.Config{Nodes: []resource.Vector{big8, big8}, NodeNames: []string{"n1", "n2"}})
+			must(t, err)
+			_, err = fc.Submit(sched.JobSpec{Key: "x", Open: true})
+			must(t, err)
+			must(t, fc.Ask("x", sched.Request{Key: "x0", Resource: big8}))
+			settle(t, fc)
+			g, err := fc.Submit(sched.JobSpec{Key: "g", Open: true, MinMembers: 1, MinResources: tc.min})
+			must(t, err)
+			must(t, fc.Ask("g", sched.Request{Key: "g0", Resource: one}))
+			settle(t, fc)
+			if got := g.State() != sched.Waiting; got != tc.admitted {
+				t.Fatalf("g admitted %v, want %v: %s", got, tc.admitted, fc.Core.WaitReason(g))
+			}
+			if got := fc.Core.GangNeverFits(g); got != tc.neverFits {
+				t.Errorf("GangNeverFits %v, want %v", got, tc.neverFits)
+			}
+			if why := fc.Core.WaitReason(g); !tc.admitted && !strings.Contains(why, tc.why) {
+				t.Errorf("g waits because %q, want it to say %q", why, tc.why)
+			}
+			// A job behind it is not held back.
+			l, err := fc.Submit(sched.JobSpec{Key: "l", Open: true})
+			must(t, err)
+			must(t, fc.Ask("l", sched.Request{Key: "l0", Resource: one}))
+			settle(t, fc)
+			if l.State() == sched.Waiting {
+				t.Errorf("l waits behind gang g")
+			}
+		})
+	}
+}

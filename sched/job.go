@@ -48,6 +48,13 @@ type JobSpec struct {
 	// application's placeholderTimeoutInSeconds), else the core's
 	// (Config.GangTimeout).
 	GangTimeout clock.Duration
+	// MinResources, when not zero, is the room a gang's minimum needs in
+	// all (a Volcano PodGroup's minResources; YuniKorn's task groups'
+	// minMember × minResource): the gang is asked about for admission
+	// only once the nodes' free room, less what admitted gangs are owed,
+	// holds that much, and is told at once when all nodes together never
+	// could.
+	MinResources resource.Vector
 }
 
 // PhaseSpec is one phase as requested: how many tasks, each asking for what.
