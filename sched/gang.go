@@ -358,25 +358,25 @@ func dropJob(js []*Job, j *Job) []*Job {
 // or "" when it is.
 func (c *Core) gangWaitReason(j *Job) string {
 	want := j.spec.MinMembers
-	if mr := j.spec.MinResources; !mr.IsZero() {
-		if all := c.gangRoom(false); !mr.Fits(all) {
-			return fmt.Sprintf("gang of %d: its minimum resources %v exceed what all nodes hold together (%v); it holds nobody back", want, mr, all)
-		}
-		if free := c.gangRoom(true); !mr.Fits(free) {
-			return fmt.Sprintf("gang of %d: its minimum resources %v exceed the free room (%v after the room owed to gangs admitted before it); it holds nobody back", want, mr, free.Max(resource.Vector{}))
-		}
+	mr := j.spec.MinResources
+	// What can never change without new nodes first, then the members
+	// still to come, then the room free now.
+	if all := c.gangRoom(false); !mr.IsZero() && !mr.Fits(all) {
+		return fmt.Sprintf("gang of %d: its minimum resources %v exceed what all nodes hold together (%v); it holds nobody back", want, mr, all)
 	}
 	members, known := c.gangMembers(j)
+	owed := ""
+	if len(c.gangs) > 0 {
+		owed = fmt.Sprintf(" beside the room owed to %d gang(s) admitted before it", len(c.gangs))
+	}
 	switch {
+	case known >= want && !c.gangFits(members, false):
+		return fmt.Sprintf("gang of %d: its %d members never fit the cluster together (more than all nodes hold); it holds nobody back", want, want)
 	case known < want:
 		return fmt.Sprintf("gang of %d: %d of its %d members exist; none is placed before all %d can be placed together", want, known, want, want)
-	case !c.gangFits(members, false):
-		return fmt.Sprintf("gang of %d: its %d members never fit the cluster together (more than all nodes hold); it holds nobody back", want, want)
+	case !mr.IsZero() && !mr.Fits(c.gangRoom(true)):
+		return fmt.Sprintf("gang of %d: its minimum resources %v exceed the free room (%v)%s; it holds nobody back", want, mr, c.gangRoom(true).Max(resource.Vector{}), owed)
 	case !c.gangFits(members, true):
-		owed := ""
-		if len(c.gangs) > 0 {
-			owed = fmt.Sprintf(" beside the room owed to %d gang(s) admitted before it", len(c.gangs))
-		}
 		return fmt.Sprintf("gang of %d: its %d members do not fit the free room together now%s; it holds nobody back", want, want, owed)
 	}
 	return ""

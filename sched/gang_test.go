@@ -176,7 +176,7 @@ func TestGangMinResources(t *testing.T) {
 		why       string
 	}{
 		{name: "fits the free room", min: resource.New(8, 1024), admitted: true},
-		{name: "exceeds the free room", min: resource.New(9, 1024), why: "its minimum resources <9 vcores, 1024 MiB> exceed the free room (<8 vcores, 8192 MiB>"},
+		{name: "exceeds the free room", min: resource.New(9, 1024), why: "its minimum resources <9 vcores, 1024 MiB> exceed the free room (<8 vcores, 8192 MiB>); it holds nobody back"},
 		{name: "exceeds all nodes", min: resource.New(17, 1024), neverFits: true, why: "exceed what all nodes hold together"},
 		{name: "none", admitted: true},
 	} {
