@@ -64,8 +64,29 @@ func (j *Job) IsGang() bool { return j.spec.MinMembers > 0 }
 // gangMembers returns j's first MinMembers members, and how many of them
 // are known (an Open job's driver may not have asked for them all yet).
 func (c *Core) gangMembers(j *Job) (out []gangMember, known int) {
+	c.gangScratch = j.appendGangMembers(c.gangScratch[:0])
+	return c.gangScratch, len(c.gangScratch)
+}
+
+// GangMinimum is what gang j's minimum requests in all: its first
+// MinMembers containers (AM first) as far as they are known, and at least
+// its MinResources; zero when j is no gang. Admission control counts it as
+// it counts an AM: the members are placed together and held together.
+func (j *Job) GangMinimum() resource.Vector {
+	if !j.IsGang() {
+		return resource.Vector{}
+	}
+	var sum resource.Vector
+	for _, m := range j.appendGangMembers(nil) {
+		sum = sum.Add(m.req)
+	}
+	return sum.Max(j.spec.MinResources)
+}
+
+// appendGangMembers appends j's first MinMembers members, as far as they
+// are known, to out.
+func (j *Job) appendGangMembers(out []gangMember) []gangMember {
 	want := j.spec.MinMembers
-	out = c.gangScratch[:0]
 	if !j.spec.Open {
 		if j.HasAM() {
 			out = append(out, gangMember{req: j.spec.AM, eligible: j.spec.Eligible})
@@ -73,8 +94,7 @@ func (c *Core) gangMembers(j *Job) (out []gangMember, known int) {
 		for len(out) < want {
 			out = append(out, gangMember{req: j.spec.Phases[0].Request, eligible: j.spec.Eligible})
 		}
-		c.gangScratch = out
-		return out, len(out)
+		return out
 	}
 	for i := range j.asks {
 		a := &j.asks[i]
@@ -88,8 +108,7 @@ func (c *Core) gangMembers(j *Job) (out []gangMember, known int) {
 			out = append(out, gangMember{req: a.Request, eligible: a.lv.eligible})
 		}
 	}
-	c.gangScratch = out
-	return out, len(out)
+	return out
 }
 
 // gangFits reports whether members fit together: on the nodes' free room
