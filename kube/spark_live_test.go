@@ -75,6 +75,9 @@ type liveEnv struct {
 	c   *kubetest.Cluster
 	cs  kubernetes.Interface
 	ctx context.Context
+	// execShape, when set, shapes each executor runSpark creates further
+	// (the labels a tool that launches Spark adds).
+	execShape func(*v1.Pod)
 }
 
 func (l *liveEnv) namespace(names ...string) {
@@ -160,6 +163,9 @@ func (l *liveEnv) runSpark(drv *v1.Pod, executors int, dur string, within time.D
 	}
 	for i := range executors {
 		e := sparkExecutorPod(drv, i+1, map[string]string{kubetest.ReplayDurationAnnotation: dur})
+		if l.execShape != nil {
+			l.execShape(e)
+		}
 		if _, err := l.cs.CoreV1().Pods(drv.Namespace).Create(ctx, e, metav1.CreateOptions{}); err != nil {
 			return err
 		}
