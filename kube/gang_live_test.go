@@ -26,7 +26,7 @@ type gangConvention struct {
 
 // The conventions, with the gang minimum where each declares it: Volcano's
 // group annotation (the PodGroup's minMember repeated as
-// spindle.io/min-members, since PodGroup objects are not read), YuniKorn's
+// spindle.io/min-members, since this test installs no Volcano CRD), YuniKorn's
 // applicationId with its task groups, Kubernetes' schedulingGroup with a
 // PodGroup object whose gang minCount is the minimum (served only with the
 // GenericWorkload gate and the v1beta1 API on), spindle's own label.
