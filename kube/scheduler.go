@@ -365,23 +365,15 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		df.Start(ctx.Done())
 		defer df.Shutdown()
 	}
-	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("informer for %v did not sync", typ)
-		}
+	synced := notSynced(f.WaitForCacheSync(ctx.Done()))
+	if df != nil && synced == "" {
+		synced = notSynced(df.WaitForCacheSync(ctx.Done()))
 	}
-	if df != nil {
-		for typ, ok := range df.WaitForCacheSync(ctx.Done()) {
-			if !ok {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return fmt.Errorf("informer for %v did not sync", typ)
-			}
+	if synced != "" {
+		if ctx.Err() != nil {
+			return nil
 		}
+		return fmt.Errorf("informer for %v did not sync", synced)
 	}
 	// The core needs a node to start from; a cluster without any has
 	// nothing to schedule on until one joins.
@@ -813,6 +805,17 @@ func servesResource(c kubernetes.Interface, groupVersion, resource string) bool 
 		}
 	}
 	return false
+}
+
+// notSynced names an informer of a factory's WaitForCacheSync answer that
+// did not sync, or is "".
+func notSynced[K comparable](synced map[K]bool) string {
+	for typ, ok := range synced {
+		if !ok {
+			return fmt.Sprint(typ)
+		}
+	}
+	return ""
 }
 
 // volcanoGVR is Volcano's PodGroup resource.
