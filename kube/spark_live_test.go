@@ -197,7 +197,17 @@ func freeAddr(t *testing.T) string {
 
 // apiPods reads spindle's /api/v1/pods.
 func apiPods(addr string) ([]observe.PodStatus, error) {
-	resp, err := http.Get("http://" + addr + "/api/v1/pods")
+	return apiItems[observe.PodStatus](addr, "/api/v1/pods")
+}
+
+// apiJobs reads spindle's /api/v1/jobs.
+func apiJobs(addr string) ([]observe.JobStatus, error) {
+	return apiItems[observe.JobStatus](addr, "/api/v1/jobs")
+}
+
+// apiItems reads the items of one of spindle's JSON lists.
+func apiItems[T any](addr, path string) ([]T, error) {
+	resp, err := http.Get("http://" + addr + path)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +217,7 @@ func apiPods(addr string) ([]observe.PodStatus, error) {
 		return nil, err
 	}
 	var env struct {
-		Items []observe.PodStatus `json:"items"`
+		Items []T `json:"items"`
 	}
 	return env.Items, json.Unmarshal(b, &env)
 }

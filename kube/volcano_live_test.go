@@ -111,25 +111,24 @@ func TestLiveVolcanoPodGroups(t *testing.T) {
 	for _, name := range []string{"w-0", "w-1", "w-2"} {
 		l.waitPhase("vc", name, v1.PodRunning, 30*time.Second)
 	}
-	var gang []observe.PodStatus
-	liveWait(t, "the gang's pods in spindle's API", func() (bool, error) {
-		pods, err := apiPods(addr)
+	var gang observe.JobStatus
+	liveWait(t, "the gang's job in spindle's API", func() (bool, error) {
+		jobs, err := apiJobs(addr)
 		if err != nil {
 			return false, nil
 		}
-		gang = gang[:0]
-		for _, p := range pods {
-			if strings.HasPrefix(p.Pod, "vc/w-") {
-				gang = append(gang, p)
+		for _, j := range jobs {
+			if strings.Contains(j.Name, "volcano/gang") {
+				gang = j
+				return j.PodsRunning == 3, nil
 			}
 		}
-		return len(gang) == 3, nil
+		return false, nil
 	})
-	for _, p := range gang {
-		if p.Job != "vc/volcano/gang" || p.Queue != "etl" {
-			t.Errorf("%s: job %q in queue %q, want vc/volcano/gang in etl", p.Pod, p.Job, p.Queue)
-		}
+	if gang.Namespace != "vc" || gang.Queue != "etl" {
+		t.Errorf("the gang's job %s/%s is in queue %q, want vc's, in etl", gang.Namespace, gang.Name, gang.Queue)
 	}
+	t.Logf("the gang's job: %s/%s in queue %s, %d pods running", gang.Namespace, gang.Name, gang.Queue, gang.PodsRunning)
 
 	createVolcanoGroup(t, dyn, "vc", "noqueue", map[string]any{"minMember": int64(1), "queue": "missing"})
 	createVolcanoGroup(t, dyn, "vc", "huge", map[string]any{"minMember": int64(1), "minResources": map[string]any{"cpu": "100"}})
@@ -207,17 +206,17 @@ func TestLiveSparkOperatorPods(t *testing.T) {
 		drivers = append(drivers, l.create(d))
 	}
 	// The drivers are the AMs of jobs named by spark-app-selector.
-	liveWait(t, "the drivers in spindle's API as their jobs' AMs", func() (bool, error) {
-		pods, err := apiPods(addr)
+	liveWait(t, "the applications' jobs in spindle's API, each with its driver as AM", func() (bool, error) {
+		jobs, err := apiJobs(addr)
 		if err != nil {
 			return false, nil
 		}
 		seen := 0
-		for _, p := range pods {
+		for _, j := range jobs {
 			for _, app := range apps {
-				if p.Pod == "spark-apps/"+app+"-driver" {
-					if p.Job != "spark-apps/spark-"+app || !p.AM {
-						return false, fmt.Errorf("%s: job %q, AM %v; want spark-apps/spark-%s, AM", p.Pod, p.Job, p.AM, app)
+				if j.Namespace == "spark-apps" && strings.HasSuffix(j.Name, "spark-"+app) {
+					if j.AM == observe.AMNone {
+						return false, fmt.Errorf("job %s has no AM; its driver should be", j.Name)
 					}
 					seen++
 				}
