@@ -38,7 +38,8 @@ var gangConventions = []gangConvention{
 	{"yunikorn", func(p *v1.Pod, g string, min int) {
 		p.Labels[podmap.LabelApplicationID] = g
 		p.Labels[podmap.LabelYuniKornQueue] = "root.default"
-		p.Annotations[podmap.AnnotationYuniKornTaskGroups] = fmt.Sprintf(`[{"name":"workers","minMember":%d,"minResource":{"cpu":"%d"}}]`, min, min)
+		// minResource is each member's, as YuniKorn sizes a placeholder.
+		p.Annotations[podmap.AnnotationYuniKornTaskGroups] = fmt.Sprintf(`[{"name":"workers","minMember":%d,"minResource":{"cpu":"1","memory":"1Gi"}}]`, min)
 		p.Annotations[podmap.AnnotationYuniKornTaskGroup] = "workers"
 	}},
 	{"podgroup", func(p *v1.Pod, g string, min int) {
