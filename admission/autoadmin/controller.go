@@ -34,9 +34,9 @@ type Controller struct {
 	// AM (admitHeld), returned when the job finishes.
 	gangExtra map[sched.JobID]resource.Vector
 	running   int // APPLIST_RUN: admitted, unfinished jobs
-	waiting int // APPLIST_WAIT
-	forced  int
-	kicked  bool // a retry was requested and no Admit call came since
+	waiting   int // APPLIST_WAIT
+	forced    int
+	kicked    bool // a retry was requested and no Admit call came since
 
 	// What the unfinished jobs declare, for the cold start: the sums of
 	// their AM and first-phase task requests.
