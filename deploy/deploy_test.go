@@ -176,6 +176,8 @@ func TestClusterRoleGrantsExactlyWhatTheSchedulerUses(t *testing.T) {
 		"authorization.k8s.io subjectaccessreviews create",
 		"events.k8s.io events create", "events.k8s.io events patch",
 		"scheduling.k8s.io podgroups get", "scheduling.k8s.io podgroups list", "scheduling.k8s.io podgroups watch",
+		"scheduling.k8s.io priorityclasses get", "scheduling.k8s.io priorityclasses list", "scheduling.k8s.io priorityclasses watch",
+		"scheduling.volcano.sh podgroups get", "scheduling.volcano.sh podgroups list", "scheduling.volcano.sh podgroups watch",
 	}
 	for i := range want {
 		want[i] = strings.TrimSpace(want[i])

@@ -270,6 +270,8 @@ func (s *Scheduler) waitReason(ps *podState) string {
 			why = s.core.WaitReason(j)
 		}
 		return fmt.Sprintf("job %s waits for admission, number %d in queue %s: %s", ps.job.key, pos, q, why)
+	case s.core.GangReleasedReason(j) != "":
+		return fmt.Sprintf("job %s: %s", ps.job.key, s.core.GangReleasedReason(j))
 	case !ps.am && j.HasAM() && j.State() != sched.Active:
 		am := "its driver"
 		if ps.job.am != nil {

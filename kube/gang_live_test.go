@@ -26,7 +26,7 @@ type gangConvention struct {
 
 // The conventions, with the gang minimum where each declares it: Volcano's
 // group annotation (the PodGroup's minMember repeated as
-// spindle.io/min-members, since PodGroup objects are not read), YuniKorn's
+// spindle.io/min-members, since this test installs no Volcano CRD), YuniKorn's
 // applicationId with its task groups, Kubernetes' schedulingGroup with a
 // PodGroup object whose gang minCount is the minimum (served only with the
 // GenericWorkload gate and the v1beta1 API on), spindle's own label.
@@ -38,7 +38,8 @@ var gangConventions = []gangConvention{
 	{"yunikorn", func(p *v1.Pod, g string, min int) {
 		p.Labels[podmap.LabelApplicationID] = g
 		p.Labels[podmap.LabelYuniKornQueue] = "root.default"
-		p.Annotations[podmap.AnnotationYuniKornTaskGroups] = fmt.Sprintf(`[{"name":"workers","minMember":%d,"minResource":{"cpu":"%d"}}]`, min, min)
+		// minResource is each member's, as YuniKorn sizes a placeholder.
+		p.Annotations[podmap.AnnotationYuniKornTaskGroups] = fmt.Sprintf(`[{"name":"workers","minMember":%d,"minResource":{"cpu":"1","memory":"1Gi"}}]`, min)
 		p.Annotations[podmap.AnnotationYuniKornTaskGroup] = "workers"
 	}},
 	{"podgroup", func(p *v1.Pod, g string, min int) {

@@ -8,7 +8,9 @@ type itemKind uint8
 const (
 	kindNode itemKind = iota
 	kindPod
-	kindGroup // a Kubernetes PodGroup (scheduling.k8s.io/v1beta1)
+	kindGroup         // a Kubernetes PodGroup (scheduling.k8s.io/v1beta1)
+	kindVolcanoGroup  // a Volcano PodGroup (scheduling.volcano.sh/v1beta1)
+	kindPriorityClass // a PriorityClass: read when asked for, nothing to sync
 )
 
 type item struct {

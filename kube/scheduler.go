@@ -23,12 +23,17 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	schedulingv1listers "k8s.io/client-go/listers/scheduling/v1"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -36,6 +41,7 @@ import (
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/kube/observe"
+	"github.com/spindle-sched/spindle/kube/podmap"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -43,6 +49,10 @@ import (
 // Options configure a Scheduler.
 type Options struct {
 	Client kubernetes.Interface
+	// Dynamic reads custom resources of other schedulers' conventions
+	// where the cluster serves them (Volcano's PodGroups); nil: they are
+	// not read, and only the pods' own words count.
+	Dynamic dynamic.Interface
 	// StatusClient writes what is said about waiting pods: Events (when
 	// Recorder is nil) and PodScheduled=False conditions; nil uses Client.
 	// Give it a client of its own, with its own rate limiter, as
@@ -106,6 +116,12 @@ type Scheduler struct {
 	// nil when the cluster does not serve them (1.37 serves them only
 	// with the GenericWorkload gate and the API turned on).
 	groupLister schedulinglisters.PodGroupLister
+	// volcanoGroups holds Volcano PodGroups (unstructured, by
+	// namespace/name); nil when they are not read (no Dynamic client, or
+	// the cluster does not serve the CRD). priorityClasses resolves their
+	// priorityClassName; nil with them.
+	volcanoGroups   cache.Indexer
+	priorityClasses schedulingv1listers.PriorityClassLister
 
 	epoch time.Time
 	last  clock.Time
@@ -328,15 +344,36 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		}
 		s.o.Log.Info("reading Kubernetes PodGroups", "api", schedulingv1beta1.SchemeGroupVersion.String())
 	}
+	var df dynamicinformer.DynamicSharedInformerFactory
+	if s.o.Dynamic != nil && servesResource(s.o.Client, podmap.VolcanoGroup+"/"+podmap.VolcanoVersion, podmap.VolcanoResource) {
+		// The dynamic client reads the CRD without Volcano's Go module:
+		// spindle reads four fields of its spec (podmap.VolcanoPodGroup).
+		df = dynamicinformer.NewDynamicSharedInformerFactory(s.o.Dynamic, 0)
+		inf := df.ForResource(volcanoGVR).Informer()
+		s.volcanoGroups = inf.GetIndexer()
+		if _, err := inf.AddEventHandler(s.handler(kindVolcanoGroup)); err != nil {
+			return fmt.Errorf("volcano podgroup informer: %w", err)
+		}
+		pc := f.Scheduling().V1().PriorityClasses()
+		s.priorityClasses = pc.Lister()
+		pc.Informer() // registered before Start
+		s.o.Log.Info("reading Volcano PodGroups", "api", podmap.VolcanoGroup+"/"+podmap.VolcanoVersion)
+	}
 	f.Start(ctx.Done())
 	defer f.Shutdown()
-	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("informer for %v did not sync", typ)
+	if df != nil {
+		df.Start(ctx.Done())
+		defer df.Shutdown()
+	}
+	synced := notSynced(f.WaitForCacheSync(ctx.Done()))
+	if df != nil && synced == "" {
+		synced = notSynced(df.WaitForCacheSync(ctx.Done()))
+	}
+	if synced != "" {
+		if ctx.Err() != nil {
+			return nil
 		}
+		return fmt.Errorf("informer for %v did not sync", synced)
 	}
 	// The core needs a node to start from; a cluster without any has
 	// nothing to schedule on until one joins.
@@ -427,6 +464,9 @@ func (s *Scheduler) handler(k itemKind) cache.ResourceEventHandler {
 		}
 		if g, ok := obj.(*schedulingv1beta1.PodGroup); ok {
 			s.queue.add(item{kindGroup, g.Namespace + "/" + g.Name})
+		}
+		if g, ok := obj.(*unstructured.Unstructured); ok && k == kindVolcanoGroup {
+			s.queue.add(item{kindVolcanoGroup, g.GetNamespace() + "/" + g.GetName()})
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
@@ -575,6 +615,11 @@ func (s *Scheduler) armTimer(t *time.Timer) {
 func (s *Scheduler) nextWake() time.Duration {
 	wall := s.o.Now()
 	next := wall.Add(time.Hour)
+	if s.core != nil {
+		// A gang admitted since the clock last moved brings its timeout
+		// forward (sched.Core.NextTick).
+		s.nextTick = min(s.nextTick, s.core.NextTick(s.last))
+	}
 	if s.nextTick != clock.Never {
 		next = minTime(next, s.epoch.Add(time.Duration(s.nextTick)*time.Microsecond))
 	}
@@ -605,6 +650,8 @@ func (s *Scheduler) processQueue() {
 			s.syncNodeObject(now, it.key, n)
 		case kindGroup:
 			s.syncGroup(now, it.key)
+		case kindVolcanoGroup:
+			s.syncGroup(now, volcanoKey(it.key))
 		case kindPod:
 			ns, name, _ := cache.SplitMetaNamespaceKey(it.key)
 			p, err := s.podLister.Pods(ns).Get(name)
@@ -742,14 +789,38 @@ var _ sched.PreemptObserver = (*coreDriver)(nil)
 // PodGroups (scheduling.k8s.io/v1beta1 podgroups); a discovery error counts
 // as no, so a cluster without the API is scheduled as before.
 func servesPodGroups(c kubernetes.Interface) bool {
-	rl, err := c.Discovery().ServerResourcesForGroupVersion(schedulingv1beta1.SchemeGroupVersion.String())
+	return servesResource(c, schedulingv1beta1.SchemeGroupVersion.String(), "podgroups")
+}
+
+// servesResource reports whether the apiserver serves resource in
+// groupVersion; a discovery error counts as no.
+func servesResource(c kubernetes.Interface, groupVersion, resource string) bool {
+	rl, err := c.Discovery().ServerResourcesForGroupVersion(groupVersion)
 	if err != nil || rl == nil {
 		return false
 	}
 	for _, r := range rl.APIResources {
-		if r.Name == "podgroups" {
+		if r.Name == resource {
 			return true
 		}
 	}
 	return false
 }
+
+// notSynced names an informer of a factory's WaitForCacheSync answer that
+// did not sync, or is "".
+func notSynced[K comparable](synced map[K]bool) string {
+	for typ, ok := range synced {
+		if !ok {
+			return fmt.Sprint(typ)
+		}
+	}
+	return ""
+}
+
+// volcanoGVR is Volcano's PodGroup resource.
+var volcanoGVR = schema.GroupVersionResource{Group: podmap.VolcanoGroup, Version: podmap.VolcanoVersion, Resource: podmap.VolcanoResource}
+
+// volcanoKey is the key pods waiting for Volcano PodGroup nsName
+// (namespace/name) wait under, apart from Kubernetes PodGroups'.
+func volcanoKey(nsName string) string { return "volcano:" + nsName }

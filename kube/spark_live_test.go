@@ -75,6 +75,9 @@ type liveEnv struct {
 	c   *kubetest.Cluster
 	cs  kubernetes.Interface
 	ctx context.Context
+	// execShape, when set, shapes each executor runSpark creates further
+	// (the labels a tool that launches Spark adds).
+	execShape func(*v1.Pod)
 }
 
 func (l *liveEnv) namespace(names ...string) {
@@ -160,6 +163,9 @@ func (l *liveEnv) runSpark(drv *v1.Pod, executors int, dur string, within time.D
 	}
 	for i := range executors {
 		e := sparkExecutorPod(drv, i+1, map[string]string{kubetest.ReplayDurationAnnotation: dur})
+		if l.execShape != nil {
+			l.execShape(e)
+		}
 		if _, err := l.cs.CoreV1().Pods(drv.Namespace).Create(ctx, e, metav1.CreateOptions{}); err != nil {
 			return err
 		}
@@ -191,7 +197,17 @@ func freeAddr(t *testing.T) string {
 
 // apiPods reads spindle's /api/v1/pods.
 func apiPods(addr string) ([]observe.PodStatus, error) {
-	resp, err := http.Get("http://" + addr + "/api/v1/pods")
+	return apiItems[observe.PodStatus](addr, "/api/v1/pods")
+}
+
+// apiJobs reads spindle's /api/v1/jobs.
+func apiJobs(addr string) ([]observe.JobStatus, error) {
+	return apiItems[observe.JobStatus](addr, "/api/v1/jobs")
+}
+
+// apiItems reads the items of one of spindle's JSON lists.
+func apiItems[T any](addr, path string) ([]T, error) {
+	resp, err := http.Get("http://" + addr + path)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +217,7 @@ func apiPods(addr string) ([]observe.PodStatus, error) {
 		return nil, err
 	}
 	var env struct {
-		Items []observe.PodStatus `json:"items"`
+		Items []T `json:"items"`
 	}
 	return env.Items, json.Unmarshal(b, &env)
 }

@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	schedulingv1listers "k8s.io/client-go/listers/scheduling/v1"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -31,15 +32,19 @@ import (
 // kube/kubescript state what the scheduler does after each event, with no
 // sleeping and no polling. It is not safe for concurrent use.
 type Stepper struct {
-	s          *Scheduler
-	ctx        context.Context
-	pods       cache.Indexer
-	nodes      cache.Indexer
-	groups     cache.Indexer
-	now        time.Time
-	lastStatus time.Time
-	held       map[string]bool
-	parked     []apiTask
+	s      *Scheduler
+	ctx    context.Context
+	pods   cache.Indexer
+	nodes  cache.Indexer
+	groups cache.Indexer
+	// volcano and priorityClasses hold Volcano PodGroups and
+	// PriorityClasses when Options.Dynamic is set (the stepped apiserver
+	// then serves the CRD).
+	volcano, priorityClasses cache.Indexer
+	now                      time.Time
+	lastStatus               time.Time
+	held                     map[string]bool
+	parked                   []apiTask
 }
 
 // NewStepper builds a scheduler stepped by hand from the options, its clock
@@ -63,6 +68,11 @@ func NewStepper(o Options, start time.Time) (*Stepper, error) {
 	// The stepped apiserver (a fake clientset) serves PodGroups.
 	st.groups = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	s.groupLister = schedulinglisters.NewPodGroupLister(st.groups)
+	if o.Dynamic != nil {
+		st.volcano = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+		st.priorityClasses = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+		s.volcanoGroups, s.priorityClasses = st.volcano, schedulingv1listers.NewPriorityClassLister(st.priorityClasses)
+	}
 	return st, st.Settle()
 }
 
@@ -225,6 +235,31 @@ func (st *Stepper) watch() (bool, error) {
 		return gs[a].GetNamespace()+"/"+gs[a].GetName() < gs[b].GetNamespace()+"/"+gs[b].GetName()
 	})
 	changedNodes := st.deliver(st.nodes, kindNode, ns)
+	if st.volcano != nil {
+		pcs, err := st.s.o.Client.SchedulingV1().PriorityClasses().List(st.ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, fmt.Errorf("list priorityclasses: %w", err)
+		}
+		cs := make([]metav1.Object, len(pcs.Items))
+		for i := range pcs.Items {
+			cs[i] = &pcs.Items[i]
+		}
+		st.deliver(st.priorityClasses, kindPriorityClass, cs)
+		vl, err := st.s.o.Dynamic.Resource(volcanoGVR).Namespace("").List(st.ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, fmt.Errorf("list volcano podgroups: %w", err)
+		}
+		vs := make([]metav1.Object, len(vl.Items))
+		for i := range vl.Items {
+			vs[i] = &vl.Items[i]
+		}
+		sort.Slice(vs, func(a, b int) bool {
+			return vs[a].GetNamespace()+"/"+vs[a].GetName() < vs[b].GetNamespace()+"/"+vs[b].GetName()
+		})
+		if st.deliver(st.volcano, kindVolcanoGroup, vs) {
+			changedNodes = true
+		}
+	}
 	changedGroups := st.deliver(st.groups, kindGroup, gs)
 	changedPods := st.deliver(st.pods, kindPod, ps)
 	return changedNodes || changedGroups || changedPods, nil

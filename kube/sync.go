@@ -5,13 +5,16 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/kube/podmap"
+	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -216,7 +219,7 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 	if js != nil && js.ended {
 		js = nil // a pod of a job that ended starts the job again
 	}
-	groupMin := 0
+	var gp groupPolicy
 	if js == nil && id.Kind == podmap.KindPodGroup && s.groupLister != nil {
 		g, err := s.groupLister.PodGroups(p.Namespace).Get(id.Group)
 		if err != nil {
@@ -227,7 +230,17 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 			return ps
 		}
 		if gang := g.Spec.SchedulingPolicy.Gang; gang != nil && gang.MinCount > 0 {
-			groupMin = int(gang.MinCount)
+			gp.min = int(gang.MinCount)
+		}
+	}
+	if js == nil && id.Kind == podmap.KindVolcano && s.volcanoGroups != nil {
+		var why string
+		if gp, why = s.volcanoPolicy(p, &id); why != "" {
+			// Volcano too leaves a pod whose PodGroup is missing
+			// pending; a PodGroup fixed or created is read again.
+			ps.awaitsGroup = volcanoKey(p.Namespace + "/" + id.Group)
+			s.hold(ps, why)
+			return ps
 		}
 	}
 	if js == nil && p.Spec.NodeName == "" && podmap.AwaitsDriver(p) {
@@ -236,7 +249,7 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 	}
 	if js == nil {
 		var why string
-		js, why = s.submit(now, id, p, groupMin)
+		js, why = s.submit(now, id, p, gp)
 		if js == nil {
 			s.hold(ps, why)
 			return ps
@@ -256,12 +269,54 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 	return ps
 }
 
-// syncGroup gives the pods that waited for PodGroup key (namespace/name)
-// their job now that it may exist.
-func (s *Scheduler) syncGroup(now clock.Time, key string) {
-	if s.groupLister == nil {
-		return
+// groupPolicy is what a job's group object says: a Kubernetes PodGroup's
+// gang minCount, a Volcano PodGroup's minMember, minResources and
+// priority. The zero value: nothing (the pods' own words count).
+type groupPolicy struct {
+	min          int
+	minResources resource.Vector
+	priority     *int32
+}
+
+// volcanoPolicy reads the Volcano PodGroup pod p names: its minimum and
+// minimum resources, its queue (into id, unless p names a spindle.io/queue,
+// which is spindle's own word and wins) and its priorityClassName's value.
+// why says what p waits for when the PodGroup is missing or unreadable.
+func (s *Scheduler) volcanoPolicy(p *v1.Pod, id *podIdentity) (gp groupPolicy, why string) {
+	key := p.Namespace + "/" + id.Group
+	obj, ok, _ := s.volcanoGroups.GetByKey(key)
+	u, isU := obj.(*unstructured.Unstructured)
+	if !ok || !isU {
+		return gp, fmt.Sprintf("waiting for its Volcano PodGroup %s (%s/%s) to exist", key, podmap.VolcanoGroup, podmap.VolcanoVersion)
 	}
+	vg, err := podmap.ParseVolcanoPodGroup(u.Object)
+	if err != nil {
+		return gp, fmt.Sprintf("refused: Volcano PodGroup %s: %v", key, err)
+	}
+	gp.min, gp.minResources = vg.MinMember, vg.MinResources
+	if gp.min == 0 && !gp.minResources.IsZero() {
+		gp.min = 1 // minResources alone still gate the job
+	}
+	if vg.Queue != "" && !strings.HasPrefix(id.QueueFrom, "label "+podmap.LabelQueue) {
+		id.Queue, id.QueueFrom = vg.Queue, "Volcano PodGroup "+key+" spec.queue"
+	}
+	if name := vg.PriorityClassName; name != "" {
+		pc, err := s.priorityClasses.Get(name)
+		if err != nil {
+			// Volcano's own admission refuses such a PodGroup; a pod's
+			// priority (its own class) still orders the job.
+			s.o.Recorder.Eventf(p, v1.EventTypeWarning, "BadPodGroup", "Volcano PodGroup %s: priorityClassName %q: no such PriorityClass; the pod's own priority orders its job", key, name)
+		} else {
+			v := pc.Value
+			gp.priority = &v
+		}
+	}
+	return gp, ""
+}
+
+// syncGroup gives the pods that waited for PodGroup key (namespace/name,
+// or volcanoKey's for a Volcano PodGroup) their job now that it may exist.
+func (s *Scheduler) syncGroup(now clock.Time, key string) {
 	var waiting []*podState
 	for _, ps := range s.pods {
 		if ps.awaitsGroup == key && ps.job == nil {
@@ -306,7 +361,7 @@ func (s *Scheduler) awaitDriver(ps *podState, job string) {
 
 // submit gives the core a new job for pod p, its first pod seen (its AM
 // when it has one: Spark's driver creates the executors).
-func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod, groupMin int) (*jobState, string) {
+func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod, gp groupPolicy) (*jobState, string) {
 	queue := s.o.Config.resolveQueue(id.Queue)
 	if strictQueue(id) && !s.o.Config.listed(id.Queue) {
 		// YuniKorn and Volcano refuse an application whose queue does
@@ -317,14 +372,19 @@ func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod, groupMin i
 	if queue == "" {
 		return nil, fmt.Sprintf("queue %q is not configured and the configuration names no default_queue", id.Queue)
 	}
-	minMembers, _, err := podmap.MinMembers(p)
+	gang, err := podmap.PodGang(p)
 	if err != nil {
 		// A gang whose minimum cannot be read would be placed piecemeal,
 		// which is what its author asked not to happen.
 		return nil, fmt.Sprintf("refused: %v", err)
 	}
-	if groupMin > 0 {
-		minMembers = groupMin // the PodGroup's gang policy is the source of truth
+	if gp.min > 0 {
+		// The PodGroup object is the source of truth.
+		gang.MinMembers, gang.MinResources = gp.min, gp.minResources
+	}
+	priority := podmap.Priority(p)
+	if gp.priority != nil {
+		priority = *gp.priority
 	}
 	h, err := readHints(p)
 	if err != nil {
@@ -337,7 +397,8 @@ func (s *Scheduler) submit(now clock.Time, id podIdentity, p *v1.Pod, groupMin i
 	if gen > 1 {
 		key = fmt.Sprintf("%s#%d", id.Job, gen)
 	}
-	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: podmap.Priority(p), MinMembers: minMembers}
+	spec := &sched.JobSpec{Key: key, Queue: queue, User: p.Namespace, Open: true, Estimate: h.Estimate, Priority: priority,
+		MinMembers: gang.MinMembers, MinResources: gang.MinResources, GangTimeout: gang.Timeout}
 	if h.Deadline > 0 {
 		// The goal counts from the pod's creation, which a restarted
 		// scheduler must not push back.

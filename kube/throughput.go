@@ -45,11 +45,15 @@ func (s *Scheduler) waitedLongEnough(ps *podState) bool {
 }
 
 // neverFits reports whether no node could take pending pod ps even empty:
-// its own request fits no node, or it is a driver held by admission whose
-// request fits no node. Either stays so until nodes change.
+// its own request fits no node, it is a driver held by admission whose
+// request fits no node, or its job is a gang whose minimum the nodes
+// together never hold. Either stays so until nodes change.
 func (s *Scheduler) neverFits(ps *podState) bool {
 	if ps.phase != podAsked || ps.job == nil {
 		return false
+	}
+	if s.core.GangNeverFits(ps.job.j) {
+		return true // a gang whose minimum all nodes together never hold
 	}
 	if ps.am && ps.job.j.State() == sched.Waiting {
 		return ps.job.j.Asks()[0].Unfit()

@@ -94,6 +94,12 @@ type Config struct {
 	// MapReduce is the ApplicationMaster the core runs for simulated jobs
 	// whose phases start early (mr.go); the zero value is MRNone.
 	MapReduce MapReduce
+	// GangTimeout is how long an admitted gang may hold its room before
+	// all its minimum members are placed (gang.go): past it the room is
+	// released and the gang waits to fit together again. 0 means
+	// DefaultGangTimeout, negative never; a job's own
+	// JobSpec.GangTimeout, when set, overrides it.
+	GangTimeout clock.Duration
 }
 
 // DefaultMaxAMAttempts is YARN's default for
@@ -124,10 +130,15 @@ type Core struct {
 	// gangs are the admitted gangs whose members are not all placed yet,
 	// in admission order; gangScratch, gangFree and gangOrder are
 	// gang.go's reused buffers.
-	gangs       []*Job
-	gangScratch []gangMember
-	gangFree    []resource.Vector
-	gangOrder   []int
+	gangs []*Job
+	// gangsReleased are the admitted gangs whose room a timeout released,
+	// waiting to fit together again; gangTimeout is Config.GangTimeout
+	// resolved.
+	gangsReleased []*Job
+	gangTimeout   clock.Duration
+	gangScratch   []gangMember
+	gangFree      []resource.Vector
+	gangOrder     []int
 
 	pool containerPool
 	now  clock.Time
@@ -254,6 +265,10 @@ func NewCore(cfg Config) (*Core, error) {
 		jobByKey: map[string]*Job{}, keyed: map[string]*Container{}, asked: map[string]*Job{}, maxAMFail: cfg.MaxAMAttempts, calc: cfg.Calculator, mr: cfg.MapReduce}
 	if c.maxAMFail <= 0 {
 		c.maxAMFail = DefaultMaxAMAttempts
+	}
+	c.gangTimeout = cfg.GangTimeout
+	if c.gangTimeout == 0 {
+		c.gangTimeout = DefaultGangTimeout
 	}
 	if !cfg.Calculator.Valid() {
 		return nil, fmt.Errorf("core: %v is not a resource calculator", cfg.Calculator)
@@ -407,14 +422,15 @@ func (c *Core) TickCycle() clock.Duration {
 }
 
 // NextTick returns the first instant after now at which some periodic
-// observer is due, or clock.Never when none is registered.
+// observer is due or an admitted gang's timeout falls (gang.go), or
+// clock.Never when there is neither.
 func (c *Core) NextTick(now clock.Time) clock.Time {
 	next := clock.Never
 	for _, t := range c.obs.tick {
 		e := clock.Time(t.TickEvery())
 		next = min(next, (now/e+1)*e)
 	}
-	return next
+	return min(next, c.gangDeadline(now))
 }
 
 // Utilization returns the integral of the cluster's dominant allocated share
@@ -545,6 +561,12 @@ func (c *Core) lowerAccept(j *Job) {
 func (c *Core) retryAdmission() {
 	if c.nwaiting > 0 {
 		c.admitWaiting()
+	}
+	if len(c.gangsReleased) > 0 {
+		// After the waiting jobs: a gang whose timeout released its room
+		// queues again behind them, as kube-scheduler's coscheduling
+		// puts a timed-out group back in its queue.
+		c.gangRereserve()
 	}
 	c.retried = c.progress
 }
@@ -1304,6 +1326,7 @@ func (c *Core) Tick(now clock.Time) {
 	}
 	c.lastTick = now
 	before := c.progress
+	c.gangExpire()
 	c.retryAdmission()
 	if changed || c.progress != before {
 		c.reconsider()

@@ -44,6 +44,17 @@ type JobSpec struct {
 	// requests in the order made) fit the free room together. 0: no
 	// minimum.
 	MinMembers int
+	// GangTimeout, when positive, is this gang's own timeout (a YuniKorn
+	// application's placeholderTimeoutInSeconds), else the core's
+	// (Config.GangTimeout).
+	GangTimeout clock.Duration
+	// MinResources, when not zero, is the room a gang's minimum needs in
+	// all (a Volcano PodGroup's minResources; YuniKorn's task groups'
+	// minMember × minResource): the gang is asked about for admission
+	// only once the nodes' free room, less what admitted gangs are owed,
+	// holds that much, and is told at once when all nodes together never
+	// could.
+	MinResources resource.Vector
 }
 
 // PhaseSpec is one phase as requested: how many tasks, each asking for what.
@@ -202,7 +213,9 @@ type Job struct {
 	// unfinished, to hand out again; nil until one does.
 	retry [][]int32
 	// gang is an admitted gang's room still owed (gang.go); nil otherwise.
-	gang *gangState
+	// gangTimeouts keeps its count of timeouts once it is settled.
+	gang         *gangState
+	gangTimeouts int
 	// mr is the MapReduce AM's allocator state while a phase started
 	// early waits for the one before it (mr.go); nil otherwise.
 	mr *mrState

@@ -106,10 +106,14 @@ func (c *Core) ContainersOn(n cluster.NodeID, f func(ct *Container) bool) {
 // WaitReason says why job j is not yet running: for a job waiting for
 // admission, that its AM fits no node (or is not asked for yet), that it
 // waits behind an earlier job of its queue, or the admission controller's
-// words when it is an Explainer; else where j stands.
+// words when it is an Explainer; for an admitted gang whose timeout
+// released its room, why its members wait; else where j stands.
 func (c *Core) WaitReason(j *Job) string {
 	if !c.known(j) {
 		return "unknown job"
+	}
+	if why := c.GangReleasedReason(j); why != "" {
+		return why
 	}
 	if j.state != Waiting {
 		return j.Describe()
@@ -163,6 +167,9 @@ func allocatable(a *Ask) bool {
 	j := a.job
 	if a.lv != nil && a.lv.unfit {
 		return false // no node it may use is large enough
+	}
+	if j.gang != nil && j.gang.released {
+		return false // a gang whose timeout released its room (gang.go)
 	}
 	if a.IsAM() {
 		return j.state == Admitted && j.am == nil

@@ -29,11 +29,14 @@ type Controller struct {
 	// amHeld is ARC's TotalAMC_R: the AMs of admitted jobs, counted from
 	// admission until their container ends, so that a burst admitted in
 	// one instant counts its AMs before any is allocated.
-	amHeld  resource.Vector
-	running int // APPLIST_RUN: admitted, unfinished jobs
-	waiting int // APPLIST_WAIT
-	forced  int
-	kicked  bool // a retry was requested and no Admit call came since
+	amHeld resource.Vector
+	// gangExtra is, per admitted gang, what amHeld counts of it beyond its
+	// AM (admitHeld), returned when the job finishes.
+	gangExtra map[sched.JobID]resource.Vector
+	running   int // APPLIST_RUN: admitted, unfinished jobs
+	waiting   int // APPLIST_WAIT
+	forced    int
+	kicked    bool // a retry was requested and no Admit call came since
 
 	// What the unfinished jobs declare, for the cold start: the sums of
 	// their AM and first-phase task requests.
@@ -242,9 +245,30 @@ func (c *Controller) admissible(am resource.Vector) bool {
 // RIC returns the collector.
 func (c *Controller) RIC() *RIC { return c.ric }
 
+// admitHeld is what ARC counts job j as holding from its admission: its
+// AM, or, for a gang, its whole minimum (sched.Job.GangMinimum), since
+// the members are placed together and stay, as a driver stays for its
+// job's life. A burst of gangs is then admitted only as far as their
+// minimums leave R_R for tasks, as a burst of drivers is.
+func admitHeld(j *sched.Job) resource.Vector {
+	return j.GangMinimum().Max(j.Spec().AM)
+}
+
+// holdAdmitted counts admitted job j in amHeld.
+func (c *Controller) holdAdmitted(j *sched.Job) {
+	held := admitHeld(j)
+	c.amHeld = c.amHeld.Add(held)
+	if extra := held.Sub(j.Spec().AM); !extra.IsZero() {
+		if c.gangExtra == nil {
+			c.gangExtra = map[sched.JobID]resource.Vector{}
+		}
+		c.gangExtra[j.ID()] = extra
+	}
+}
+
 // wouldAdmit applies ARC's test and, with Guard, the deadlock test.
 func (c *Controller) wouldAdmit(j *sched.Job) bool {
-	if !c.admissible(j.Spec().AM) {
+	if !c.admissible(admitHeld(j)) {
 		return false
 	}
 	p := c.poolOf(j)
@@ -301,7 +325,7 @@ func (c *Controller) Admit(j *sched.Job) bool {
 			c.held.admit(j)
 		}
 	}
-	c.amHeld = c.amHeld.Add(am)
+	c.holdAdmitted(j)
 	c.followBacklog(j)
 	c.running++
 	c.waiting--
@@ -326,6 +350,10 @@ func (c *Controller) JobFinished(j *sched.Job) {
 		return
 	}
 	c.running--
+	if extra, ok := c.gangExtra[j.ID()]; ok {
+		c.amHeld = c.amHeld.Sub(extra) // its AM's part ends with its container
+		delete(c.gangExtra, j.ID())
+	}
 	c.followBacklog(j)
 	if c.guard != nil {
 		c.tasks = taskShapes(c.tasks, j)

@@ -14,15 +14,19 @@ import (
 // the deadlock guard holds it. A live driver shows it on the job's AM pod.
 func (c *Controller) WaitReason(j *sched.Job) string {
 	capacity, reserve := c.predict()
-	am := j.Spec().AM
+	am := admitHeld(j)
+	needs := "AM needs"
+	if j.IsGang() {
+		needs = "gang minimum needs"
+	}
 	var parts []string
 	for _, d := range c.cfg.Dims {
 		left := capacity[d] - c.amHeld[d]
 		if left-am[d] >= reserve[d] {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s left after admitted AMs, AM needs %s, reserve R_R = %s for tasks",
-			d.Name(), amount(d, left), amount(d, am[d]), amount(d, reserve[d])))
+		parts = append(parts, fmt.Sprintf("%s %s left after admitted AMs, %s %s, reserve R_R = %s for tasks",
+			d.Name(), amount(d, left), needs, amount(d, am[d]), amount(d, reserve[d])))
 	}
 	if len(parts) > 0 {
 		return "AutoAdmin: " + strings.Join(parts, "; ")
@@ -50,7 +54,7 @@ func amount(d resource.Dim, v int64) string {
 // JobAdopted counts a job admitted because its containers were found
 // running, as Admit counts the jobs it lets in: its AM is held for ARC.
 func (c *Controller) JobAdopted(j *sched.Job) {
-	c.amHeld = c.amHeld.Add(j.Spec().AM)
+	c.holdAdmitted(j)
 	c.running++
 	c.waiting--
 	c.note()

@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -144,9 +146,15 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	if err != nil {
 		return err
 	}
+	// Other schedulers' custom resources (Volcano's PodGroups) are read
+	// through the dynamic client, where the cluster serves them.
+	dyn, err := dynamicClient(f.kubeconfig, f.qps, f.burst, "spindle-scheduler", rc)
+	if err != nil {
+		return err
+	}
 	rec := observe.NewRecorder(observe.Options{})
 	s, err := kube.New(kube.Options{
-		Client: client, StatusClient: statusClient, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af, AdmissionName: f.admission,
+		Client: client, StatusClient: statusClient, Dynamic: dyn, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af, AdmissionName: f.admission,
 		Config: cfg, BindWorkers: f.workers, Log: log, Observe: rec,
 	})
 	if err != nil {
@@ -225,6 +233,33 @@ func runLeader(ctx context.Context, client kubernetes.Interface, f *scheduleFlag
 // scheduleClient builds a client from a kubeconfig file, $KUBECONFIG, or
 // the in-cluster configuration, in that order.
 func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string, rc *kube.Reconnect) (*kubernetes.Clientset, error) {
+	cfg, err := restConfig(kubeconfig, qps, burst, userAgent, rc)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
+	}
+	return cs, nil
+}
+
+// dynamicClient is scheduleClient's dynamic twin, for custom resources.
+func dynamicClient(kubeconfig string, qps float32, burst int, userAgent string, rc *kube.Reconnect) (*dynamic.DynamicClient, error) {
+	cfg, err := restConfig(kubeconfig, qps, burst, userAgent, rc)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
+	}
+	return dc, nil
+}
+
+// restConfig reads kubeconfig (else $KUBECONFIG, else the in-cluster
+// config) with the client's rate limits and user agent.
+func restConfig(kubeconfig string, qps float32, burst int, userAgent string, rc *kube.Reconnect) (*rest.Config, error) {
 	if kubeconfig == "" {
 		kubeconfig = os.Getenv("KUBECONFIG")
 	}
@@ -240,9 +275,5 @@ func scheduleClient(kubeconfig string, qps float32, burst int, userAgent string,
 	if rc != nil {
 		rc.Wrap(cfg)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
-	}
-	return cs, nil
+	return cfg, nil
 }

@@ -10,7 +10,7 @@
 //
 // Commands, one handler each:
 //
-//	new [policy=P] [admission=A] [queues=q1,q2] [default=Q]
+//	new [policy=P] [admission=A] [queues=q1,q2] [default=Q] [volcano]   (volcano: the apiserver serves Volcano's PodGroup CRD)
 //	node name=N cpu=C mem=M [label=k:v,...] [taint=k:v:Effect] [unready] [cordon]   (creates or replaces)
 //	pod name=NS/NAME cpu=C [mem=M] [job=J] [app=A] [role=driver|executor|am] [queue=Q]
 //	    (job= sets spindle.io/job, app= spark-app-selector; role=am sets
@@ -19,6 +19,8 @@
 //	    [labels=k:v,...] [annotations=k:v,...] [podgroup=NAME]   (spec.schedulingGroup.podGroupName)
 //	    [taskgroups=name:minMember,...]   (YuniKorn's task-groups annotation)
 //	podgroup name=NS/NAME [min=N]   (a Kubernetes PodGroup; min= gives it a gang policy of minCount N)
+//	volcanogroup name=NS/NAME [min=N] [queue=Q] [minres=cpu:C,memory:M] [priorityclass=P]   (a Volcano PodGroup; needs new volcano)
+//	priorityclass name=P value=N
 //	phase pod=NS/NAME Running|Succeeded|Failed · delete pod=NS/NAME · delete node=N
 //	fail pod=NS/NAME [times=N] [conflict=NODE]   (the next N bindings of the pod fail)
 //	hold pod=NS/NAME · release pod=NS/NAME      (a binding stays in flight)
@@ -41,13 +43,16 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
@@ -70,6 +75,7 @@ var (
 // Script is one scenario's apiserver and scheduler.
 type Script struct {
 	client    *fake.Clientset
+	dynamic   *dynamicfake.FakeDynamicClient // nil without new volcano
 	opts      kube.Options
 	st        *kube.Stepper
 	rec       *record.FakeRecorder
@@ -87,21 +93,23 @@ type handler func(s *Script, c *datadriven.Case) ([]string, error)
 
 // commands is the scenario language: one handler per command.
 var commands = map[string]handler{
-	"new":      cmdNew,
-	"node":     cmdNode,
-	"pod":      cmdPod,
-	"podgroup": cmdPodGroup,
-	"phase":    cmdPhase,
-	"delete":   cmdDelete,
-	"fail":     cmdFail,
-	"hold":     cmdHold,
-	"release":  cmdRelease,
-	"stop":     cmdStop,
-	"restart":  cmdRestart,
-	"advance":  cmdAdvance,
-	"jobs":     cmdJobs,
-	"pods":     cmdPods,
-	"events":   cmdEvents,
+	"new":           cmdNew,
+	"node":          cmdNode,
+	"pod":           cmdPod,
+	"podgroup":      cmdPodGroup,
+	"volcanogroup":  cmdVolcanoGroup,
+	"priorityclass": cmdPriorityClass,
+	"phase":         cmdPhase,
+	"delete":        cmdDelete,
+	"fail":          cmdFail,
+	"hold":          cmdHold,
+	"release":       cmdRelease,
+	"stop":          cmdStop,
+	"restart":       cmdRestart,
+	"advance":       cmdAdvance,
+	"jobs":          cmdJobs,
+	"pods":          cmdPods,
+	"events":        cmdEvents,
 }
 
 // needsScheduler are the commands that talk to the scheduler itself.
@@ -180,6 +188,10 @@ func cmdNew(s *Script, c *datadriven.Case) ([]string, error) {
 			}
 			s.decisions = append(s.decisions, line)
 		}}
+	if c.Has("volcano") {
+		s.dynamic = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{volcanoGVR: "PodGroupList"})
+		s.opts.Dynamic = s.dynamic
+	}
 	if qs := c.List("queues"); qs != nil {
 		var b strings.Builder
 		if d := c.Get("default", ""); d != "" {
@@ -400,6 +412,57 @@ func cmdPodGroup(s *Script, c *datadriven.Case) ([]string, error) {
 		g.Spec.SchedulingPolicy.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
 	}
 	_, err := s.client.SchedulingV1beta1().PodGroups(ns).Create(s.ctx(), g, metav1.CreateOptions{})
+	return nil, err
+}
+
+// volcanoGVR is Volcano's PodGroup resource, as the apiserver serves it.
+var volcanoGVR = schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "podgroups"}
+
+func cmdVolcanoGroup(s *Script, c *datadriven.Case) ([]string, error) {
+	if s.dynamic == nil {
+		return nil, errors.New("volcanogroup needs new volcano (the apiserver serving the CRD)")
+	}
+	ns, name, ok := strings.Cut(c.Get("name", ""), "/")
+	if !ok {
+		return nil, errors.New("volcanogroup needs name=NAMESPACE/NAME")
+	}
+	spec := map[string]any{}
+	if c.Has("min") {
+		var n int64
+		if _, err := fmt.Sscan(c.Get("min", ""), &n); err != nil {
+			return nil, fmt.Errorf("min=%s: not a count", c.Get("min", ""))
+		}
+		spec["minMember"] = n
+	}
+	if q := c.Get("queue", ""); q != "" {
+		spec["queue"] = q
+	}
+	if pc := c.Get("priorityclass", ""); pc != "" {
+		spec["priorityClassName"] = pc
+	}
+	if mr, err := pairs(c, "minres"); err != nil {
+		return nil, err
+	} else if len(mr) > 0 {
+		m := map[string]any{}
+		for k, v := range mr {
+			m[k] = v
+		}
+		spec["minResources"] = m
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+		"metadata": map[string]any{"namespace": ns, "name": name}, "spec": spec}}
+	_, err := s.dynamic.Resource(volcanoGVR).Namespace(ns).Create(s.ctx(), u, metav1.CreateOptions{})
+	return nil, err
+}
+
+func cmdPriorityClass(s *Script, c *datadriven.Case) ([]string, error) {
+	var v int32
+	if _, err := fmt.Sscan(c.Get("value", ""), &v); err != nil {
+		return nil, fmt.Errorf("value=%s: not a number", c.Get("value", ""))
+	}
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: c.Get("name", "")}, Value: v}
+	_, err := s.client.SchedulingV1().PriorityClasses().Create(s.ctx(), pc, metav1.CreateOptions{})
 	return nil, err
 }
 

@@ -253,38 +253,108 @@ const maxMinMembers = 1 << 20
 // YuniKorn reserves every group's minimum before the application runs);
 // 0 when p declares none. Errors name the annotation. A PodGroup
 // object's minimum (Volcano's minMember, Kubernetes' gang minCount) is the
-// caller's to read.
+// caller's to read (VolcanoGroup).
 func MinMembers(p *v1.Pod) (int, string, error) {
+	g, err := PodGang(p)
+	return g.MinMembers, g.From, err
+}
+
+// Gang is what a pod declares of its job's gang.
+type Gang struct {
+	// MinMembers is the minimum (0: none) and From where it was read.
+	MinMembers int
+	From       string
+	// MinResources is YuniKorn's task groups' minMember × minResource
+	// summed: the room the minimum needs in all (zero when not given).
+	MinResources resource.Vector
+	// Timeout is YuniKorn's placeholderTimeoutInSeconds (annotation
+	// yunikorn.apache.org/schedulingPolicyParameters); 0 when not given.
+	Timeout clock.Duration
+}
+
+// PodGang reads the gang p declares: MinMembers as MinMembers says, and,
+// from YuniKorn's annotations, the task groups' minimum resources and the
+// placeholder timeout. Errors name the annotation and the field.
+func PodGang(p *v1.Pod) (Gang, error) {
 	a := p.Annotations
+	var g Gang
+	if s, ok := a[AnnotationYuniKornParams]; ok {
+		t, err := placeholderTimeout(s)
+		if err != nil {
+			return Gang{}, err
+		}
+		g.Timeout = t
+	}
 	if s, ok := a[AnnotationMinMembers]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 || n > maxMinMembers {
-			return 0, "", fmt.Errorf("annotation %s: %q is not a count in [1, %d]", AnnotationMinMembers, s, maxMinMembers)
+			return Gang{}, fmt.Errorf("annotation %s: %q is not a count in [1, %d]", AnnotationMinMembers, s, maxMinMembers)
 		}
-		return n, "annotation " + AnnotationMinMembers, nil
+		g.MinMembers, g.From = n, "annotation "+AnnotationMinMembers
 	}
 	s, ok := a[AnnotationYuniKornTaskGroups]
 	if !ok {
-		return 0, "", nil
+		return g, nil
 	}
 	var groups []struct {
-		Name      string `json:"name"`
-		MinMember int64  `json:"minMember"`
+		Name        string            `json:"name"`
+		MinMember   int64             `json:"minMember"`
+		MinResource map[string]string `json:"minResource"`
 	}
 	if err := json.Unmarshal([]byte(s), &groups); err != nil {
-		return 0, "", fmt.Errorf("annotation %s: not a JSON list of task groups: %v", AnnotationYuniKornTaskGroups, err)
+		return Gang{}, fmt.Errorf("annotation %s: not a JSON list of task groups: %v", AnnotationYuniKornTaskGroups, err)
 	}
 	total := int64(0)
-	for i, g := range groups {
-		if g.MinMember <= 0 || g.MinMember > maxMinMembers {
-			return 0, "", fmt.Errorf("annotation %s: task group %d (%q): minMember %d must be in [1, %d]", AnnotationYuniKornTaskGroups, i, g.Name, g.MinMember, maxMinMembers)
+	var room resource.Vector
+	for i, tg := range groups {
+		if tg.MinMember <= 0 || tg.MinMember > maxMinMembers {
+			return Gang{}, fmt.Errorf("annotation %s: task group %d (%q): minMember %d must be in [1, %d]", AnnotationYuniKornTaskGroups, i, tg.Name, tg.MinMember, maxMinMembers)
 		}
-		total += g.MinMember
+		total += tg.MinMember
+		rl := v1.ResourceList{}
+		for name, q := range tg.MinResource {
+			v, err := apiresource.ParseQuantity(q)
+			if err != nil {
+				return Gang{}, fmt.Errorf("annotation %s: task group %d (%q): minResource %s: %q is not a quantity", AnnotationYuniKornTaskGroups, i, tg.Name, name, q)
+			}
+			rl[v1.ResourceName(name)] = v
+		}
+		one, err := CheckedList(rl)
+		if err != nil {
+			return Gang{}, fmt.Errorf("annotation %s: task group %d (%q): minResource: %v", AnnotationYuniKornTaskGroups, i, tg.Name, err)
+		}
+		room = room.Add(one.Mul(tg.MinMember))
 	}
 	if total > maxMinMembers {
-		return 0, "", fmt.Errorf("annotation %s: minMember sums to %d, more than %d", AnnotationYuniKornTaskGroups, total, maxMinMembers)
+		return Gang{}, fmt.Errorf("annotation %s: minMember sums to %d, more than %d", AnnotationYuniKornTaskGroups, total, maxMinMembers)
 	}
-	return int(total), "annotation " + AnnotationYuniKornTaskGroups, nil
+	if g.MinMembers == 0 {
+		g.MinMembers, g.From = int(total), "annotation "+AnnotationYuniKornTaskGroups
+	}
+	g.MinResources = room
+	return g, nil
+}
+
+// maxGangTimeout bounds a gang timeout: a day is longer than any gang
+// should hold room for members that do not come.
+const maxGangTimeout = 24 * 3600
+
+// placeholderTimeout reads placeholderTimeoutInSeconds from YuniKorn's
+// schedulingPolicyParameters ("placeholderTimeoutInSeconds=30
+// gangSchedulingStyle=Hard"): space-separated key=value pairs.
+func placeholderTimeout(s string) (clock.Duration, error) {
+	for _, kv := range strings.Fields(s) {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "placeholderTimeoutInSeconds" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 || n > maxGangTimeout {
+			return 0, fmt.Errorf("annotation %s: placeholderTimeoutInSeconds %q is not a count of seconds in [1, %d]", AnnotationYuniKornParams, v, maxGangTimeout)
+		}
+		return clock.Duration(n) * clock.Second, nil
+	}
+	return 0, nil
 }
 
 // AwaitsDriver reports whether p is a Spark executor, which exists only
@@ -374,6 +444,15 @@ func NoRequests(p *v1.Pod) bool {
 }
 
 func requestVector(rl v1.ResourceList) resource.Vector {
+	v := listVector(rl)
+	if v.IsZero() {
+		v[resource.VCores] = 1
+	}
+	return v
+}
+
+// listVector counts rl in the core's units (requests rounded up).
+func listVector(rl v1.ResourceList) resource.Vector {
 	var v resource.Vector
 	if q, ok := rl[v1.ResourceCPU]; ok {
 		v[resource.VCores] = q.MilliValue()
@@ -386,9 +465,6 @@ func requestVector(rl v1.ResourceList) resource.Vector {
 	}
 	if q, ok := rl[v1.ResourceEphemeralStorage]; ok {
 		v[resource.Disk] = mibUp(q)
-	}
-	if v.IsZero() {
-		v[resource.VCores] = 1
 	}
 	return v
 }

@@ -68,6 +68,16 @@ func CheckedRequest(p *v1.Pod) (resource.Vector, error) {
 	return requestVector(rl), nil
 }
 
+// CheckedList is a resource list as the core counts it (a PodGroup's
+// minResources), zero where it names nothing, and an error saying which
+// amount it cannot count.
+func CheckedList(rl v1.ResourceList) (resource.Vector, error) {
+	if err := checkQuantities(rl); err != nil {
+		return resource.Vector{}, err
+	}
+	return listVector(rl), nil
+}
+
 // capQuantity returns q, or maxUnits of its resource when q is larger, so
 // that a node reporting an absurd allocatable offers no more than the core
 // can count.

@@ -34,6 +34,8 @@ type Config struct {
 	NodeNames []string
 	// MaxAMAttempts is passed to the core (0: its default).
 	MaxAMAttempts int
+	// GangTimeout is passed to the core (0: its default).
+	GangTimeout clock.Duration
 }
 
 // Cluster is the fake cluster and the core's driver.
@@ -78,7 +80,7 @@ func New(cfg Config) (*Cluster, error) {
 	c.Core, err = sched.NewCore(sched.Config{
 		Nodes: cfg.Nodes, NodeNames: cfg.NodeNames,
 		Queues: cfg.Queues, Driver: c, NewPolicy: pf, NewAdmission: af,
-		Debug: true, MaxAMAttempts: cfg.MaxAMAttempts,
+		Debug: true, MaxAMAttempts: cfg.MaxAMAttempts, GangTimeout: cfg.GangTimeout,
 	})
 	if err != nil {
 		return nil, err

@@ -20,10 +20,10 @@ import (
 // cluster (launches, lost containers) and any error the core returned. The
 // commands, one handler each:
 //
-//	new [policy=P] [admission=A] [queues=a,b] [maxam=N] [nodes=n0:4:4096,...]
+//	new [policy=P] [admission=A] [queues=a,b] [maxam=N] [gangtimeout=DURATION] [nodes=n0:4:4096,...]
 //	node add|capacity|held name=N res=CPU:MEM · node remove|cordon|uncordon name=N
 //	node name=N slots=S [held=H] · node name=N pool=P
-//	submit job=J [am=CPU:MEM] [queue=Q] [demand=CPU:MEM] [estimate=DURATION] [phases=TASKSxCPU:MEM,...] (with phases: a simulated job)
+//	submit job=J [am=CPU:MEM] [queue=Q] [demand=CPU:MEM] [estimate=DURATION] [min=N] [timeout=DURATION] [phases=TASKSxCPU:MEM,...] (with phases: a simulated job; min: a gang of N, timeout its own)
 //	ask job=J key=K res=CPU:MEM [class=C] [only=n1,n2] [pool=P] [am]
 //	cancel job=J key=K · endjob job=J · run key=K · end key=K state=S · refuse key=K
 //	adopt job=J key=K node=N res=CPU:MEM [am]
@@ -133,6 +133,12 @@ func cmdNew(s *Script, c *datadriven.Case) ([]string, error) {
 			return nil, fmt.Errorf("%s: maxam: %w", c.Pos, err)
 		}
 	}
+	if d := c.Get("gangtimeout", ""); d != "" {
+		var err error
+		if cfg.GangTimeout, err = clock.ParseDuration(d); err != nil {
+			return nil, fmt.Errorf("%s: gangtimeout: %w", c.Pos, err)
+		}
+	}
 	for _, n := range c.List("nodes") {
 		name, res, _ := strings.Cut(n, ":")
 		v, err := ParseVec(res)
@@ -212,6 +218,16 @@ func cmdSubmit(s *Script, c *datadriven.Case) ([]string, error) {
 	if e := c.Get("estimate", ""); e != "" {
 		if spec.Estimate, err = clock.ParseDuration(e); err != nil {
 			return nil, fmt.Errorf("%s: estimate: %w", c.Pos, err)
+		}
+	}
+	if n := c.Get("min", ""); n != "" {
+		if _, err := fmt.Sscan(n, &spec.MinMembers); err != nil {
+			return nil, fmt.Errorf("%s: min: %w", c.Pos, err)
+		}
+	}
+	if d := c.Get("timeout", ""); d != "" {
+		if spec.GangTimeout, err = clock.ParseDuration(d); err != nil {
+			return nil, fmt.Errorf("%s: timeout: %w", c.Pos, err)
 		}
 	}
 	for _, p := range c.List("phases") {
