@@ -67,7 +67,9 @@ var rules = []rule{
 	{"kube/record", cat(core, data, []string{"kube/podmap"})},
 	{"kube/kubescript", cat(core, schemes, []string{"kube", "internal/datadriven"})},
 	{"kube/...", cat(core, []string{"kube/..."})},
-	{"kube", cat(core, []string{"kube/observe", "kube/podmap"})},
+	// The driver hands the forecast its snapshots, whose queues are in
+	// the workload format.
+	{"kube", cat(core, []string{"kube/observe", "kube/podmap", "kube/forecast", "workload"})},
 
 	// Assemblies.
 	{"runner/simtest", []string{"runner", "workload"}},
