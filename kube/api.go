@@ -239,7 +239,7 @@ func (s *Scheduler) refreshStatus() {
 		case podAsked:
 			if s.waitedLongEnough(ps) {
 				why := s.waitReason(ps)
-				// The forecast's words are rounded (aboutIn), so that
+				// The forecast's words are rounded (AboutIn), so that
 				// the message, and the condition written with it,
 				// changes seldom.
 				if e := s.fc.expectation(ps.job, s.o.Now()); e != "" {

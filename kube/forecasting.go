@@ -182,15 +182,15 @@ func (f *forecaster) expectation(js *jobState, now time.Time) string {
 		}
 		return "not expected to start within " + roundedSpan(h)
 	}
-	return "expected to start " + aboutIn(fj.Start.Sub(now))
+	return "expected to start " + AboutIn(fj.Start.Sub(now))
 }
 
-// aboutIn says in words how far ahead d is, rounded so that the words
+// AboutIn says in words how far ahead d is, rounded so that the words
 // change seldom (each change is a write of the pod's condition): to the
 // minute below 10 min, to 5 min below an hour, to 10 min below 2 h, then
 // to the hour. A forecast start that has passed (the job is late on its
 // forecast) reads as "shortly".
-func aboutIn(d time.Duration) string {
+func AboutIn(d time.Duration) string {
 	switch {
 	case d < 30*time.Second:
 		return "shortly"
@@ -200,7 +200,7 @@ func aboutIn(d time.Duration) string {
 	return "in about " + roundedSpan(d)
 }
 
-// roundedSpan is d rounded as aboutIn rounds it: "4 min", "25 min",
+// roundedSpan is d rounded as AboutIn rounds it: "4 min", "25 min",
 // "1 h 20 min", "5 h".
 func roundedSpan(d time.Duration) string {
 	round := func(step time.Duration) time.Duration {

@@ -492,8 +492,8 @@ func TestAboutIn(t *testing.T) {
 		{5*time.Hour + 29*time.Minute, "in about 5 h"},
 		{24 * time.Hour, "in about 24 h"},
 	} {
-		if got := aboutIn(c.d); got != c.want {
-			t.Errorf("aboutIn(%v) = %q, want %q", c.d, got, c.want)
+		if got := AboutIn(c.d); got != c.want {
+			t.Errorf("AboutIn(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 }

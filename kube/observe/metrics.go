@@ -144,10 +144,9 @@ type queueWait struct {
 	longest         time.Duration
 }
 
-// forecastWaits returns, for every queue of s, its waiting jobs in the
-// last forecast (a parent queue holds no jobs of its own): a job waits when the forecast saw it not started (its
-// forecast start is not before the forecast's instant, or beyond the
-// horizon).
+// forecastWaits returns, for every queue of s, its jobs the last forecast
+// saw waiting (JobForecast.Waits); a parent queue holds no jobs of its
+// own.
 func forecastWaits(s *Snapshot) []queueWait {
 	at := s.Forecast.At
 	out := make([]queueWait, 0, len(s.Queues))
@@ -156,19 +155,18 @@ func forecastWaits(s *Snapshot) []queueWait {
 		idx[q.Name] = len(out)
 		out = append(out, queueWait{queue: q.Name})
 	}
-	for _, j := range s.Jobs {
+	for _, j := range CurrentForecast(s).Jobs {
 		i, ok := idx[j.Queue]
-		if !ok {
+		if !ok || !j.Waits(at) {
 			continue
 		}
 		w := &out[i]
-		switch {
-		case j.ForecastBeyond:
+		if j.Beyond {
 			w.beyond++
-		case !j.ForecastStart.IsZero() && !j.ForecastStart.Before(at):
-			w.counted++
-			w.longest = max(w.longest, j.ForecastStart.Sub(at))
+			continue
 		}
+		w.counted++
+		w.longest = max(w.longest, j.Start.Sub(at))
 	}
 	return out
 }

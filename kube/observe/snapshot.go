@@ -162,6 +162,13 @@ type JobForecast struct {
 	Source    string    `json:"forecast_source,omitempty"`
 }
 
+// Waits reports whether the forecast made at at saw the job not started:
+// its forecast start is not before at, or beyond the horizon. (A started
+// job's forecast start is when it started.)
+func (j JobForecast) Waits(at time.Time) bool {
+	return j.Beyond || !j.Start.IsZero() && !j.Start.Before(at)
+}
+
 // PodStatus is one pod spindle has not placed yet: where it stands and why
 // it waits.
 type PodStatus struct {
