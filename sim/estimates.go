@@ -58,22 +58,56 @@ type estimator struct {
 	cfg      Estimates
 	rng      *rand.Rand
 	capacity []resource.Vector // every node's capacity
-	// history: per job name, the sum and count of observed runtimes.
-	sum   map[string]clock.Duration
-	count map[string]int
+	history  History
 }
 
 func newEstimator(cfg Estimates, seed uint64, capacity []resource.Vector) *estimator {
 	return &estimator{cfg: cfg, rng: rand.New(rand.NewPCG(seed, 0x65737469)), // "esti"
-		capacity: capacity, sum: map[string]clock.Duration{}, count: map[string]int{}}
+		capacity: capacity}
 }
+
+// History is the history source's rule, for any driver that learns from
+// finished jobs (a live forecast too): a job's estimate is the mean
+// observed runtime of the completed jobs of its name. The zero value is
+// empty and ready; it is not safe for concurrent use.
+type History struct {
+	// Per job name, the sum and count of observed runtimes.
+	sum   map[string]clock.Duration
+	count map[string]int
+}
+
+// Observe records a completed job's runtime; a job without a name or a
+// negative runtime teaches nothing.
+func (h *History) Observe(name string, runtime clock.Duration) {
+	if name == "" || runtime < 0 {
+		return
+	}
+	if h.sum == nil {
+		h.sum, h.count = map[string]clock.Duration{}, map[string]int{}
+	}
+	h.sum[name] += runtime
+	h.count[name]++
+}
+
+// Estimate returns the mean runtime of the completed jobs named name, and
+// false when none has completed (or name is "").
+func (h *History) Estimate(name string) (clock.Duration, bool) {
+	n := h.count[name]
+	if n == 0 || name == "" {
+		return 0, false
+	}
+	return h.sum[name] / clock.Duration(n), true
+}
+
+// Len returns the number of job names the history knows.
+func (h *History) Len() int { return len(h.count) }
 
 // estimate returns the estimate for a job as it arrives.
 func (e *estimator) estimate(j *workload.Job) clock.Duration {
 	switch e.cfg.Source {
 	case EstimatesHistory:
-		if n := e.count[j.Name]; n > 0 && j.Name != "" {
-			return e.sum[j.Name] / clock.Duration(n)
+		if d, ok := e.history.Estimate(j.Name); ok {
+			return d
 		}
 		return j.Estimate
 	case EstimatesOracle:
@@ -88,8 +122,7 @@ func (e *estimator) estimate(j *workload.Job) clock.Duration {
 
 // observe records a finished job's observed runtime for history estimates.
 func (e *estimator) observe(name string, runtime clock.Duration) {
-	if e.cfg.Source == EstimatesHistory && name != "" && runtime >= 0 {
-		e.sum[name] += runtime
-		e.count[name]++
+	if e.cfg.Source == EstimatesHistory {
+		e.history.Observe(name, runtime)
 	}
 }

@@ -66,9 +66,13 @@ var rules = []rule{
 	// workload.
 	{"kube/record", cat(core, data, []string{"kube/podmap"})},
 	{"kube/kubescript", cat(core, schemes, []string{"kube", "internal/datadriven"})},
+	// The forecast is an assembly: it runs the simulator on a live
+	// snapshot, turning pods into jobs by the recorder's mapping. The
+	// policy comes in as a factory, so it needs no scheme.
+	{"kube/forecast", cat(core, data, []string{"sim", "kube/record", "kube/podmap"})},
 	{"kube/...", cat(core, []string{"kube/..."})},
-	// The driver hands the forecast its snapshots, whose queues are in
-	// the workload format.
+	// The driver hands the forecast its snapshots (whose queues are in
+	// the workload format) and publishes what it returns.
 	{"kube", cat(core, []string{"kube/observe", "kube/podmap", "kube/forecast", "workload"})},
 
 	// Assemblies.

@@ -8,16 +8,30 @@
 // goroutine and is tested without a cluster. Pods become jobs through the
 // same mapping `kube record` uses (package kube/record); durations come only
 // from what a resource manager may know (docs/forecast.md).
+//
+// Beyond Snapshot, Options, Source, Job, Result, History and Run, the
+// package offers the driver:
+//   - Job.Position, a waiting job's place in its queue (1 first), and
+//     Result.Pinned, which model of the running tasks a forecast used;
+//   - NewHistory, History.Add (a finished job, once per key), History.Learn
+//     (every finished job of a snapshot) and History.Len;
+//   - ResolveQueue, the scheduler's rule from a job's queue name to a
+//     configured queue;
+//   - DefaultHorizon, MinRemaining and DefaultEstimate, the constants the
+//     forecast assumes.
 package forecast
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spindle-sched/spindle/kube/record"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/sim"
 	"github.com/spindle-sched/spindle/workload"
 )
 
@@ -79,6 +93,10 @@ type Job struct {
 	Finish time.Time
 	Beyond bool // the horizon ended before the job started
 	Source Source
+	// Position is a waiting job's place in its queue, 1 first: the
+	// waiting jobs of its queue in the order they are forecast to start
+	// (Beyond last, then by key). 0 for a running job.
+	Position int
 }
 
 // Result is one forecast of every job in a snapshot.
@@ -88,16 +106,81 @@ type Result struct {
 	Jobs   []Job // sorted by Key
 	// CPU is what the forward simulation took.
 	CPU time.Duration
+	// Pinned says the running tasks were placed in the simulation, on
+	// their nodes, and counted in their queues' shares; false when the
+	// policy or admission controller would not place one of them at once,
+	// and they were load on their nodes instead (docs/forecast.md).
+	Pinned bool
 }
 
-// History is what finished jobs took, keyed by job name or label. It is
-// safe for one writer and concurrent readers of the copies Snapshot takes.
-type History struct{}
-
-// ErrNotImplemented is returned until the forecast is built.
-var ErrNotImplemented = errors.New("forecast: not implemented")
-
-// Run forecasts every job in s under o.
+// Run forecasts every job in s under o: the snapshot's pods become jobs by
+// kube record's mapping, the running tasks hold their nodes until their
+// estimated end, and the waiting work is simulated forward from s.Now under
+// o's policy and admission controller (docs/forecast.md). The same
+// snapshot and options give the same result. Result.CPU is the CPU time
+// Run took on its goroutine.
 func Run(s *Snapshot, o Options) (*Result, error) {
-	return nil, ErrNotImplemented
+	clk := startCPU()
+	res, err := run(s, o)
+	cpu := clk.stop()
+	if err != nil {
+		return nil, err
+	}
+	res.CPU = cpu
+	return res, nil
+}
+
+func run(s *Snapshot, o Options) (*Result, error) {
+	if s == nil {
+		return nil, errors.New("forecast: no snapshot")
+	}
+	if o.Policy == nil {
+		return nil, errors.New("forecast: options: no policy")
+	}
+	if s.Now.IsZero() {
+		return nil, errors.New("forecast: snapshot: Now is not set")
+	}
+	if o.Horizon < 0 {
+		return nil, fmt.Errorf("forecast: options: negative horizon %v", o.Horizon)
+	}
+	if o.Horizon == 0 {
+		o.Horizon = DefaultHorizon
+	}
+	// Running tasks are pinned first; if the policy or the admission
+	// controller keeps one from its node at time 0, the model is not the
+	// cluster's state, and they are load on their nodes instead
+	// (docs/forecast.md).
+	inst, err := instant(s)
+	if err != nil {
+		return nil, err
+	}
+	est := newEstimates(s.History, inst)
+	m, err := simulate(s, inst, est, o, true)
+	if err == errUnpinned {
+		m, err = simulate(s, inst, est, o, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Result{At: s.Now, Policy: o.PolicyName, Jobs: finish(m.jobs), Pinned: m.pin}, nil
+}
+
+// errUnpinned says a pinned task did not start at time 0.
+var errUnpinned = errors.New("forecast: a running task was not placed on its node")
+
+// simulate builds the model of s and runs it forward under o.
+func simulate(s *Snapshot, inst *record.Instant, est *estimates, o Options, pin bool) (*model, error) {
+	m, err := build(s, inst, est, pin)
+	if err != nil || len(m.w.Jobs) == 0 {
+		return m, err
+	}
+	out, err := sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
+	if err != nil {
+		return nil, fmt.Errorf("forecast: simulating: %w", err)
+	}
+	if pin && !m.pinsHeld(out.Jobs) {
+		return nil, errUnpinned
+	}
+	m.read(out.Jobs, o.Horizon)
+	return m, nil
 }

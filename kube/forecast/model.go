@@ -1,0 +1,466 @@
+package forecast
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spindle-sched/spindle/clock"
+	"github.com/spindle-sched/spindle/kube/podmap"
+	"github.com/spindle-sched/spindle/kube/record"
+	"github.com/spindle-sched/spindle/metrics"
+	"github.com/spindle-sched/spindle/resource"
+	"github.com/spindle-sched/spindle/sched"
+	"github.com/spindle-sched/spindle/workload"
+)
+
+const (
+	// DefaultHorizon is how far ahead Run simulates when Options.Horizon
+	// is 0.
+	DefaultHorizon = 24 * time.Hour
+	// MinRemaining is the least a running task is taken to have left: one
+	// that has run longer than its estimate is about to end, not ended.
+	MinRemaining = 5 * time.Second
+	// DefaultEstimate is the duration of a job's tasks when neither it nor
+	// the cluster has any estimate: nothing has finished yet.
+	DefaultEstimate = time.Minute
+	// seed is the simulation's seed: fixed, so that a forecast is a
+	// function of its snapshot. The model is ideal (no delays), so the
+	// seed moves nothing today.
+	seed = 1
+)
+
+// model is a snapshot made into a workload that starts at the snapshot's
+// Now (workload time 0), with what each of its jobs is.
+type model struct {
+	now  time.Time
+	w    *workload.Workload
+	jobs []Job
+	// of[i] is the Job the workload's job i forecasts: its pending pods,
+	// or one pinned running task (pinned[i]).
+	of     []int
+	pinned []bool
+	pin    bool // running tasks are pinned, not load
+}
+
+// entry is one job of the model's workload, with the creation time that
+// orders it and the Job it forecasts.
+type entry struct {
+	first  time.Time
+	job    workload.Job
+	of     int
+	pinned bool
+}
+
+// pinLabel labels each node that runs pinned tasks with its name: a pinned
+// task's node selector, which places it there and nowhere else.
+const pinLabel = "forecast/node"
+
+// arrival is when the waiting jobs arrive: just after the pinned tasks.
+const arrival = clock.Time(1)
+
+// build makes the model of s; with pin, running tasks are pinned (placed
+// at time 0 on their nodes as jobs of their queues), else load on their
+// nodes until their estimated end.
+func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model, error) {
+	m := &model{now: s.Now, pin: pin}
+
+	nodes := map[string]*nodeLoad{}
+	var names []string
+	for _, n := range s.Nodes {
+		if n == nil || n.Spec.Unschedulable {
+			continue // cordoned: it takes no new work
+		}
+		c := podmap.NodeCapacity(n)
+		if c[resource.VCores] <= 0 || c[resource.Memory] <= 0 {
+			continue
+		}
+		if _, dup := nodes[n.Name]; dup {
+			return nil, fmt.Errorf("forecast: snapshot: node %q listed twice", n.Name)
+		}
+		nodes[n.Name] = &nodeLoad{capacity: c, held: inst.Outside[n.Name]}
+		names = append(names, n.Name)
+	}
+	sort.Strings(names)
+
+	queues := s.Queues
+	if len(queues) == 0 {
+		queues = []workload.Queue{{Name: workload.DefaultQueue, Capacity: 1, MaxCapacity: 1}}
+	}
+	leaf := leaves(queues)
+	var entries, pins []entry
+	ids := map[string]int{}
+	for k := range inst.Jobs {
+		ij := &inst.Jobs[k]
+		var running, pending []*record.InstantPod
+		started := time.Time{}
+		for i := range ij.Pods {
+			p := &ij.Pods[i]
+			switch {
+			case p.Running():
+				running = append(running, p)
+			case p.Pending():
+				pending = append(pending, p)
+			}
+			if !p.Started.IsZero() && (started.IsZero() || p.Started.Before(started)) {
+				started = p.Started
+			}
+		}
+		if len(running) == 0 && len(pending) == 0 {
+			continue // finished: history
+		}
+		d, src := est.of(ij)
+		queue := ResolveQueue(queues, s.DefaultQueue, ij.ID.Queue)
+		j := Job{Key: ij.Key, Namespace: namespace(ij), Queue: queue, Source: src,
+			Waiting: len(pending) == len(ij.Pods)}
+		if queue == "" || !leaf[queue] {
+			// The scheduler holds such pods (no configured queue takes
+			// them): they wait for good.
+			pending = nil
+			j.Beyond = j.Waiting
+		}
+		if !j.Waiting {
+			j.Start = started
+			if j.Start.IsZero() {
+				j.Start = s.Now // bound, not started yet
+			}
+		}
+		idx := len(m.jobs)
+		for _, p := range running {
+			elapsed := time.Duration(0)
+			if !p.Started.IsZero() && p.Started.Before(s.Now) {
+				elapsed = s.Now.Sub(p.Started)
+			}
+			left := max(d-elapsed, MinRemaining)
+			end := s.Now.Add(left)
+			if end.After(j.Finish) {
+				j.Finish = end
+			}
+			n := nodes[p.Node]
+			switch {
+			case n == nil:
+				// On a node the scheduler does not offer (cordoned, or
+				// not listed): it holds nothing the forecast places on.
+			case pin && queue != "" && leaf[queue] && p.Request.Fits(n.capacity.Sub(n.held)):
+				// Pinned: a job of its own, the one task, placed on its
+				// node at time 0 (see pinLabel), so that the policy counts
+				// it in its queue's share.
+				n.pinned = true
+				n.held = n.held.Add(p.Request) // for the next one's fit
+				n.pinnedHeld = n.pinnedHeld.Add(p.Request)
+				pins = append(pins, entry{first: p.Created, of: idx, pinned: true, job: workload.Job{
+					ID: "pin:" + p.Name, Name: ij.Name, Queue: queue, User: j.Namespace, Estimate: micros(d), Priority: ij.Priority,
+					NodeSelector: map[string]string{pinLabel: p.Node},
+					Phases:       []workload.Phase{{Tasks: 1, StartAfter: 1, Request: p.Request, Durations: []clock.Duration{micros(left)}}},
+				}})
+			default:
+				n.held = n.held.Add(p.Request)
+				n.ends = append(n.ends, release{at: micros(left), req: p.Request})
+			}
+		}
+		m.jobs = append(m.jobs, j)
+		if len(pending) == 0 {
+			continue
+		}
+		wj := workload.Job{Name: ij.Name, Queue: queue, User: j.Namespace, Estimate: micros(d), Priority: ij.Priority}
+		var tasks []*record.InstantPod
+		for _, p := range pending {
+			// A pending AM of a job already running (its driver started
+			// again) is one more container to place, as a task.
+			if p.AM && j.Waiting && wj.AM.IsZero() {
+				wj.AM = p.Request
+				continue
+			}
+			tasks = append(tasks, p)
+		}
+		if len(tasks) == 0 {
+			// A driver waiting alone: its executors do not exist yet, so
+			// the driver stands for the job, as a recording counts it.
+			tasks, wj.AM = pending, resource.Vector{}
+		}
+		ph := workload.Phase{Tasks: len(tasks), StartAfter: 1, Durations: []clock.Duration{micros(d)}}
+		for _, p := range tasks {
+			ph.Request = ph.Request.Max(p.Request)
+		}
+		if !fitsSome(ph.Request, nodes) || !fitsSome(wj.AM, nodes) {
+			// No node could ever hold it: it waits for good, as the
+			// scheduler holds it.
+			m.jobs[idx].Beyond = j.Waiting
+			m.jobs[idx].Finish = time.Time{}
+			continue
+		}
+		wj.Phases = []workload.Phase{ph}
+		if j.Waiting && ij.MinMembers > 0 {
+			wj.MinMembers = min(ij.MinMembers, len(tasks)+btoi(!wj.AM.IsZero()))
+		}
+		// Workload IDs must be unique; a name reused has one job per
+		// UID.
+		wj.ID = ij.Key
+		if n := ids[ij.Key]; n > 0 {
+			wj.ID = fmt.Sprintf("%s#%d", ij.Key, n+1)
+		}
+		ids[ij.Key]++
+		wj.Submit = arrival
+		entries = append(entries, entry{first: ij.Pods[0].Created, job: wj, of: idx})
+	}
+	// Arrival order is creation order: every waiting job arrives at once
+	// (it was submitted by Now), and the simulator keeps the workload's
+	// order among equal submit times, which FIFO follows. The pinned tasks
+	// come first, at time 0, the waiting jobs a microsecond later, so that
+	// the pinned are placed before anything else is asked for.
+	sort.SliceStable(entries, func(a, b int) bool {
+		if !entries[a].first.Equal(entries[b].first) {
+			return entries[a].first.Before(entries[b].first)
+		}
+		return entries[a].job.ID < entries[b].job.ID
+	})
+	w := &workload.Workload{Version: workload.Version, Queues: queues}
+	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: noMapReduceAM}
+	w.Cluster.Nodes = groups(names, nodes)
+	for _, e := range append(pins, entries...) {
+		w.Jobs = append(w.Jobs, e.job)
+		m.of = append(m.of, e.of)
+		m.pinned = append(m.pinned, e.pinned)
+	}
+	w.ApplyDefaults()
+	m.w = w
+	return m, nil
+}
+
+// fitsSome reports whether r (zero: nothing asked) fits some node's
+// capacity.
+func fitsSome(r resource.Vector, nodes map[string]*nodeLoad) bool {
+	if r.IsZero() {
+		return true
+	}
+	for _, n := range nodes {
+		if r.Fits(n.capacity) {
+			return true
+		}
+	}
+	return false
+}
+
+// noMapReduceAM is the MapReduce AM model "none": a Kubernetes job's pods
+// are asked for by their controller, not by an AM that ramps reduces up.
+var noMapReduceAM = func() workload.MapReduceAM {
+	m := workload.DefaultMapReduceAM
+	m.Model = workload.MRNone
+	return m
+}()
+
+// nodeLoad is what a node holds at Now that the simulation does not place:
+// pods from outside, and the running tasks, each until its estimated end.
+type nodeLoad struct {
+	capacity resource.Vector
+	held     resource.Vector // everything at Now, pinned tasks too
+	ends     []release
+	// pinned says pinned tasks run there; pinnedHeld is what they hold,
+	// in held but placed by the simulation, not external.
+	pinned     bool
+	pinnedHeld resource.Vector
+}
+
+type release struct {
+	at  clock.Duration
+	req resource.Vector
+}
+
+// groups makes the cluster's node groups: each node with load of its own
+// or pinned tasks a group of one (its external steps release the running
+// tasks one end at a time; pinLabel names it), the others grouped by
+// capacity.
+func groups(names []string, nodes map[string]*nodeLoad) []workload.NodeGroup {
+	var out []workload.NodeGroup
+	idle := map[resource.Vector]int{}
+	for _, name := range names {
+		n := nodes[name]
+		external := n.held.Sub(n.pinnedHeld)
+		if external.IsZero() && !n.pinned {
+			if g, ok := idle[n.capacity]; ok {
+				out[g].Count++
+				continue
+			}
+			idle[n.capacity] = len(out)
+			out = append(out, workload.NodeGroup{Count: 1, Capacity: n.capacity})
+			continue
+		}
+		g := workload.NodeGroup{Count: 1, Capacity: n.capacity}
+		if n.pinned {
+			g.Labels = map[string]string{pinLabel: name}
+		}
+		if !external.IsZero() {
+			sort.SliceStable(n.ends, func(a, b int) bool { return n.ends[a].at < n.ends[b].at })
+			g.External = []workload.HeldStep{{At: 0, Held: external}}
+			held := external
+			for _, e := range n.ends {
+				held = held.Sub(e.req)
+				if last := &g.External[len(g.External)-1]; last.At == e.at {
+					last.Held = held
+				} else {
+					g.External = append(g.External, workload.HeldStep{At: e.at, Held: held})
+				}
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// pinsHeld reports whether every pinned task started at time 0, as it
+// runs now: else the policy or the admission controller kept one from its
+// node, and the model is not the cluster's state.
+func (m *model) pinsHeld(out []metrics.JobResult) bool {
+	for i, r := range out {
+		if m.pinned[i] && r.FirstRun != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// read takes the simulation's outcome into the jobs: a job is forecast to
+// start when its first container (its AM, else a task) runs, and to finish
+// when its last task ends.
+func (m *model) read(out []metrics.JobResult, horizon time.Duration) {
+	limit := micros(horizon)
+	for i, r := range out {
+		j := &m.jobs[m.of[i]]
+		if m.pinned[i] {
+			// A pinned task ends later than estimated only if it was
+			// preempted and ran again.
+			if f := m.at(r.Finish); r.Finish >= 0 && f.After(j.Finish) {
+				j.Finish = f
+			}
+			continue
+		}
+		first := r.FirstRun
+		if !m.w.Jobs[i].AM.IsZero() {
+			first = r.AMStart // (a job without an AM "starts" it on admission)
+		}
+		if j.Waiting {
+			if first < 0 || clock.Duration(first) > limit {
+				j.Beyond, j.Start, j.Finish = true, time.Time{}, time.Time{}
+				continue
+			}
+			j.Start = m.at(first)
+			j.Finish = time.Time{}
+			if r.Finish >= 0 {
+				j.Finish = m.at(r.Finish)
+			}
+			continue
+		}
+		// A running job's pending pods: it finishes when they do too.
+		if r.Finish < 0 {
+			j.Finish = time.Time{} // not by the end of the simulation
+		} else if f := m.at(r.Finish); f.After(j.Finish) {
+			j.Finish = f
+		}
+	}
+}
+
+// at converts a simulation time to wall time, to the millisecond: the
+// microsecond by which the waiting jobs arrive after the pinned tasks is
+// not a forecast.
+func (m *model) at(t clock.Time) time.Time {
+	return m.now.Add((time.Duration(t) * time.Microsecond).Round(time.Millisecond))
+}
+
+// finish sorts the jobs by key, keeps the latest of two jobs of one key (a
+// name reused while the first job's pods linger: the jobs come in creation
+// order), and numbers each queue's waiting jobs in the order they are
+// forecast to start (Beyond last), 1 first.
+func finish(jobs []Job) []Job {
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].Key < jobs[b].Key })
+	out := jobs[:0]
+	for _, j := range jobs {
+		if len(out) > 0 && out[len(out)-1].Key == j.Key {
+			out[len(out)-1] = j
+			continue
+		}
+		out = append(out, j)
+	}
+	positions(out)
+	return out
+}
+
+// positions numbers each queue's waiting jobs in the order they are
+// forecast to start (Beyond last), 1 first.
+func positions(jobs []Job) {
+	var waiting []*Job
+	for i := range jobs {
+		if jobs[i].Waiting {
+			waiting = append(waiting, &jobs[i])
+		}
+	}
+	sort.SliceStable(waiting, func(a, b int) bool {
+		x, y := waiting[a], waiting[b]
+		if x.Queue != y.Queue {
+			return x.Queue < y.Queue
+		}
+		if x.Beyond != y.Beyond {
+			return y.Beyond
+		}
+		if !x.Start.Equal(y.Start) {
+			return x.Start.Before(y.Start)
+		}
+		return x.Key < y.Key
+	})
+	for i, j := range waiting {
+		j.Position = 1
+		if i > 0 && waiting[i-1].Queue == j.Queue {
+			j.Position = waiting[i-1].Position + 1
+		}
+	}
+}
+
+// leaves returns the leaf queues by name: the queues no other queue names
+// as its parent.
+func leaves(qs []workload.Queue) map[string]bool {
+	out := map[string]bool{}
+	for _, q := range qs {
+		out[q.Name] = true
+	}
+	for _, q := range qs {
+		p := sched.QueuePath(q.Name)
+		for i := strings.LastIndexByte(p, '.'); i > 0; i = strings.LastIndexByte(p, '.') {
+			p = p[:i]
+			for _, o := range qs {
+				if sched.QueuePath(o.Name) == p {
+					out[o.Name] = false
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ResolveQueue maps a job's queue name (its label, or its namespace) to a
+// configured queue as the live scheduler does: itself when listed (with or
+// without "root."), else def.
+func ResolveQueue(queues []workload.Queue, def, name string) string {
+	for _, q := range queues {
+		if sched.QueuePath(q.Name) == sched.QueuePath(name) {
+			return q.Name
+		}
+	}
+	if def == "" && len(queues) == 1 {
+		return queues[0].Name
+	}
+	return def
+}
+
+func namespace(j *record.InstantJob) string {
+	ns, _, _ := strings.Cut(j.Pods[0].Name, "/")
+	return ns
+}
+
+func micros(d time.Duration) clock.Duration { return clock.Duration(d / time.Microsecond) }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
