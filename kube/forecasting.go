@@ -76,7 +76,7 @@ func newForecaster(o Options) *forecaster {
 	return &forecaster{
 		every: o.ForecastEvery, run: run, resolve: o.ResolvePolicy, obs: o.Observe, log: o.Log,
 		opts:    forecast.Options{PolicyName: o.PolicyName, Policy: o.Policy, Admission: o.Admission, Horizon: o.ForecastHorizon},
-		history: &forecast.History{},
+		history: forecast.NewHistory(),
 		done:    make(chan forecastOutcome, 1),
 	}
 }
@@ -109,12 +109,18 @@ func (f *forecaster) due(now time.Time) bool {
 }
 
 // start runs the forecast of snap on a goroutine of its own; its outcome
-// comes back on done.
+// comes back on done. The history learns the snapshot's finished jobs
+// there first (before their pods are deleted), so that the loop never
+// pays for it.
 func (f *forecaster) start(snap *forecast.Snapshot) {
 	f.running = true
 	go func() {
 		t0 := time.Now()
-		res, err := f.run(snap, f.opts)
+		var res *forecast.Result
+		_, err := f.history.Learn(snap)
+		if err == nil {
+			res, err = f.run(snap, f.opts)
+		}
 		f.done <- forecastOutcome{res: res, err: err, took: time.Since(t0)}
 	}()
 }
@@ -178,7 +184,7 @@ func (f *forecaster) expectation(js *jobState, now time.Time) string {
 	case fj.Beyond:
 		h := f.opts.Horizon
 		if h <= 0 {
-			h = 24 * time.Hour
+			h = forecast.DefaultHorizon
 		}
 		return "not expected to start within " + roundedSpan(h)
 	}
@@ -300,7 +306,7 @@ func (f *forecaster) whatIf(ctx context.Context, names []string, snapshot func(c
 func toObserved(r *forecast.Result) observe.Forecast {
 	out := observe.Forecast{Policy: r.Policy, At: r.At, CPUSeconds: r.CPU.Seconds(), Jobs: make([]observe.JobForecast, len(r.Jobs))}
 	for i, j := range r.Jobs {
-		out.Jobs[i] = observe.JobForecast{Name: j.Key, Namespace: j.Namespace, Queue: j.Queue, Beyond: j.Beyond, Source: string(j.Source)}
+		out.Jobs[i] = observe.JobForecast{Name: j.Key, Namespace: j.Namespace, Queue: j.Queue, Beyond: j.Beyond, Source: string(j.Source), Position: j.Position}
 		if !j.Beyond {
 			out.Jobs[i].Start, out.Jobs[i].Finish = apiTime(j.Start), apiTime(j.Finish)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/spindle-sched/spindle/kube/forecast"
@@ -518,5 +519,63 @@ func TestNoForecastWhenOff(t *testing.T) {
 	}
 	if fmt.Sprint(rec.Latest().Jobs[0].ForecastStart) != fmt.Sprint(time.Time{}) {
 		t.Error("a job carries a forecast with forecasts off")
+	}
+}
+
+// End to end through the real forecast, computed by hand: a 4-CPU node
+// runs a task declared to take 60 s that started 20 s before the
+// scheduler's clock; a 4-CPU pod declared to take 30 s waits for it. The
+// forecast, made 5 s later, has the runner end 35 s on (60 s less the 25 s
+// it has run) and the waiting pod start then and finish 30 s after.
+func TestForecastEndToEnd(t *testing.T) {
+	start := epoch.Add(time.Hour)
+	running := mkPod("batch", "long", "4", boundTo("a", v1.PodRunning), annotations("spindle.io/estimate", "60s"))
+	running.Status.StartTime = &metav1.Time{Time: start.Add(-20 * time.Second)}
+	// A lone pod that restarts always is a service to the forecast (as to
+	// kube record), load that never ends: these are batch tasks.
+	never := func(p *v1.Pod) { p.Spec.RestartPolicy = v1.RestartPolicyNever }
+	never(running)
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil), running)
+	o := e.options("fifo", "none")
+	o.ForecastEvery = 5 * time.Second
+	o.StatusEvery, o.StatusAfter = time.Second, time.Second
+	rec := observe.NewRecorder(observe.Options{})
+	o.Observe = rec
+	e.start(o)
+	e.add(mkPod("batch", "next", "4", annotations("spindle.io/estimate", "30s"), never))
+	e.staysUnbound("batch/next")
+	e.advance(5 * time.Second)
+	if err := e.st.AwaitForecast(); err != nil {
+		t.Fatal(err)
+	}
+	at := start.Add(5 * time.Second)
+	e.advance(time.Second)
+	snap := rec.Latest()
+	if snap.Forecast == nil || snap.Forecast.Error != "" || !snap.Forecast.At.Equal(at) {
+		t.Fatalf("forecast = %+v", snap.Forecast)
+	}
+	jobs := map[string]observe.JobStatus{}
+	for _, j := range snap.Jobs {
+		jobs[j.Name] = j
+	}
+	long, next := jobs["pod:batch/long"], jobs["pod:batch/next"]
+	if !long.ForecastStart.Equal(start.Add(-20*time.Second)) || !long.ForecastFinish.Equal(at.Add(35*time.Second)) || long.ForecastSource != "annotation" {
+		t.Errorf("running job: start %v finish %v source %q; want %v, %v, annotation", long.ForecastStart, long.ForecastFinish, long.ForecastSource,
+			start.Add(-20*time.Second), at.Add(35*time.Second))
+	}
+	if !next.ForecastStart.Equal(at.Add(35*time.Second)) || !next.ForecastFinish.Equal(at.Add(65*time.Second)) || next.ForecastSource != "annotation" {
+		t.Errorf("waiting job: start %v finish %v source %q; want %v, %v, annotation", next.ForecastStart, next.ForecastFinish, next.ForecastSource,
+			at.Add(35*time.Second), at.Add(65*time.Second))
+	}
+	e.settle()
+	var msg string
+	for _, c := range e.pod("batch/next").Status.Conditions {
+		if c.Type == v1.PodScheduled {
+			msg = c.Message
+		}
+	}
+	// 34 s to go when the condition is written: about a minute.
+	if !strings.HasSuffix(msg, "; expected to start in about 1 min") {
+		t.Errorf("condition = %q", msg)
 	}
 }

@@ -214,16 +214,18 @@ func printForecast(w io.Writer, o *forecastOutput) {
 	if o.Forecast != nil {
 		cur = observe.CurrentForecast(&observe.Snapshot{Jobs: o.Jobs, Forecast: o.Forecast})
 	}
-	printForecastTable(w, o.Jobs, cur, o.Time)
+	printForecastTable(w, o.Jobs, cur, o.Time, false)
 	for _, wf := range o.WhatIf {
-		fmt.Fprintf(w, "\nunder %s instead, simulated from the state at %s:\n", wf.Policy, rfc3339(wf.At))
-		printForecastTable(w, o.Jobs, wf, wf.At)
+		fmt.Fprintf(w, "\nunder %s instead, simulated from the state at %s (position: in the order jobs would start):\n", wf.Policy, rfc3339(wf.At))
+		printForecastTable(w, o.Jobs, wf, wf.At, true)
 	}
 }
 
 // printForecastTable prints one row per job of jobs, with its forecast in
-// f; "in about" counts from now.
-func printForecastTable(w io.Writer, jobs []observe.JobStatus, f observe.Forecast, now time.Time) {
+// f; "in about" counts from now. The position is the job's place in its
+// queue's admission order, or with whatIf the order f has its queue's jobs
+// start in.
+func printForecastTable(w io.Writer, jobs []observe.JobStatus, f observe.Forecast, now time.Time, whatIf bool) {
 	if len(jobs) == 0 {
 		fmt.Fprintln(w, "no jobs")
 		return
@@ -235,12 +237,17 @@ func printForecastTable(w io.Writer, jobs []observe.JobStatus, f observe.Forecas
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tQUEUE\tSTATE\tPOSITION\tSTART\tFINISH\tSOURCE")
 	for _, j := range jobs {
+		p := j.QueuePosition
+		fj, ok := byName[j.Name]
+		if whatIf {
+			p = fj.Position
+		}
 		pos := "-"
-		if j.QueuePosition > 0 {
-			pos = fmt.Sprint(j.QueuePosition)
+		if p > 0 {
+			pos = fmt.Sprint(p)
 		}
 		start, finish, source := "unknown", "unknown", "-"
-		if fj, ok := byName[j.Name]; ok {
+		if ok {
 			start, finish = forecastStart(fj, f.At, now), rfc3339(fj.Finish)
 			if fj.Beyond {
 				finish = "-"

@@ -59,7 +59,7 @@ func whatIf(_ context.Context, names []string) ([]observe.Forecast, error) {
 			return nil, fmt.Errorf("%w %q: not served here", observe.ErrUnknownPolicy, n)
 		}
 		out = append(out, observe.Forecast{Policy: n, At: forecastT0, Jobs: []observe.JobForecast{
-			{Name: "etl/nightly", Namespace: "etl", Queue: "etl", Start: forecastT0.Add(time.Minute), Finish: forecastT0.Add(20 * time.Minute), Source: "annotation"},
+			{Name: "etl/nightly", Namespace: "etl", Queue: "etl", Start: forecastT0.Add(time.Minute), Finish: forecastT0.Add(20 * time.Minute), Source: "annotation", Position: 2},
 			{Name: "pod:ml/train", Namespace: "ml", Queue: "ml", Beyond: true, Source: "cluster"},
 		}})
 	}
@@ -103,8 +103,8 @@ func TestKubeForecastTable(t *testing.T) {
 		t.Fatalf("--policy fair: exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"under fair instead, simulated from the state at 2026-03-01T12:00:00Z:",
-		"etl/nightly  etl    waiting for admission  1         in about 1 min (2026-03-01T12:01:00Z)  2026-03-01T12:20:00Z  annotation",
+		"under fair instead, simulated from the state at 2026-03-01T12:00:00Z (position: in the order jobs would start):",
+		"etl/nightly  etl    waiting for admission  2         in about 1 min (2026-03-01T12:01:00Z)  2026-03-01T12:20:00Z  annotation",
 		// Not in fair's answer: no forecast for it.
 		"etl/report   etl    running                -         unknown",
 	} {

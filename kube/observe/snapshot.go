@@ -160,6 +160,10 @@ type JobForecast struct {
 	Finish    time.Time `json:"forecast_finish,omitzero"`
 	Beyond    bool      `json:"forecast_beyond,omitempty"`
 	Source    string    `json:"forecast_source,omitempty"`
+	// Position is, in a what-if forecast, a waiting job's place among
+	// its queue's waiting jobs in the order they are forecast to start
+	// under the forecast's policy (1 first); 0 otherwise.
+	Position int `json:"forecast_position,omitempty"`
 }
 
 // Waits reports whether the forecast made at at saw the job not started:
