@@ -283,7 +283,7 @@ func rfc3339(t time.Time) string {
 }
 
 func roundAge(s float64) string {
-	return (time.Duration(s*float64(time.Second))).Round(time.Second).String()
+	return (time.Duration(s * float64(time.Second))).Round(time.Second).String()
 }
 
 // apiClient reads a running scheduler's read-only API.
