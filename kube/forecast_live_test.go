@@ -171,7 +171,9 @@ func (l *forecastLog) accuracy() (first []jobError, near []nearing, unstarted in
 	return first, near, unstarted
 }
 
-// quantile is the q-quantile of xs (nearest rank), NaN when empty.
+// quantile is the q-quantile of xs by nearest rank, NaN when empty: unlike
+// metrics' interpolating quantile, it takes an infinite error (a forecast
+// beyond the horizon) as it is.
 func quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
