@@ -51,6 +51,10 @@ type pb struct {
 	// batchUID, when set, makes the pod a batch Job's (named job, of that
 	// controller UID) instead of a spindle.io/job one.
 	batchUID string
+	selector map[string]string
+	tolerate string // a taint key the pod tolerates (Exists)
+	gang     string // spindle.io/min-members
+	replay   string // spindle.io/replay-duration, which no forecast may read
 }
 
 func ip(i int) *int { return &i }
@@ -82,11 +86,21 @@ func (b pb) pod() *v1.Pod {
 	if b.estimate != "" {
 		p.Annotations["spindle.io/estimate"] = b.estimate
 	}
+	if b.replay != "" {
+		p.Annotations["spindle.io/replay-duration"] = b.replay
+	}
+	if b.gang != "" {
+		p.Annotations["spindle.io/min-members"] = b.gang
+	}
 	p.Spec.SchedulerName = b.scheduler
 	if p.Spec.SchedulerName == "" {
 		p.Spec.SchedulerName = ours
 	}
 	p.Spec.RestartPolicy = v1.RestartPolicyNever
+	p.Spec.NodeSelector = b.selector
+	if b.tolerate != "" {
+		p.Spec.Tolerations = []v1.Toleration{{Key: b.tolerate, Operator: v1.TolerationOpExists}}
+	}
 	p.Spec.Containers = []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
 		v1.ResourceCPU:    *apiresource.NewQuantity(int64(b.cpu), apiresource.DecimalSI),
 		v1.ResourceMemory: apiresource.MustParse("1Gi"),

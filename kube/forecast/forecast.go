@@ -91,7 +91,10 @@ type Job struct {
 	// running one; Finish the forecast finish. Both zero when Beyond.
 	Start  time.Time
 	Finish time.Time
-	Beyond bool // the horizon ended before the job started
+	// Beyond: the horizon ended before the job started, or the scheduler
+	// would hold it for good (no schedulable node it may use can hold it,
+	// a gang that never fits, no configured queue takes it).
+	Beyond bool
 	Source Source
 	// Position is a waiting job's place in its queue, 1 first: the
 	// waiting jobs of its queue in the order they are forecast to start
@@ -175,6 +178,12 @@ func simulate(s *Snapshot, inst *record.Instant, est *estimates, o Options, pin 
 		return m, err
 	}
 	out, err := sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
+	if err != nil && m.gangs() {
+		// A gang the simulator finds can never fit, where the forecast's
+		// count said it could: forecast the gangs piecemeal rather than
+		// nothing at all.
+		out, err = sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("forecast: simulating: %w", err)
 	}

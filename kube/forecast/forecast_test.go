@@ -157,6 +157,68 @@ func TestRunHandComputed(t *testing.T) {
 			"team/job/etl": {start: 30, finish: 50, waiting: true, source: SourceAnnotation, position: 1},
 		},
 	}, {
+		// Node pools: a job selecting n1's pool runs its two tasks one
+		// after the other there; a job that does not tolerate n2's taint
+		// waits for n1 too; one that tolerates it runs on n2 at once.
+		name: "node selectors and taints",
+		nodes: func() []*v1.Node {
+			n1, n2 := mkNode("n1", 4), mkNode("n2", 4)
+			n1.Labels = map[string]string{"pool": "gpu", "kubernetes.io/hostname": "n1"}
+			n2.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "x", Effect: v1.TaintEffectNoSchedule}}
+			return []*v1.Node{n1, n2}
+		}(),
+		pods: pods(
+			tasks(2, pb{job: "a", cpu: 4, created: -30, estimate: "10s", selector: map[string]string{"pool": "gpu"}}),
+			tasks(1, pb{job: "b", cpu: 4, created: -20, estimate: "10s"}),
+			tasks(1, pb{job: "c", cpu: 4, created: -10, estimate: "10s", tolerate: "dedicated"})),
+		policy: "fifo",
+		want: map[string]want{
+			"team/a": {start: 0, finish: 20, waiting: true, source: SourceAnnotation, position: 1},
+			"team/b": {start: 20, finish: 30, waiting: true, source: SourceAnnotation, position: 3},
+			"team/c": {start: 0, finish: 10, waiting: true, source: SourceAnnotation, position: 2},
+		},
+	}, {
+		// A selector no node matches: held for good.
+		name:   "selector matches no node",
+		nodes:  one,
+		pods:   pods(tasks(1, pb{job: "a", cpu: 1, created: -30, estimate: "10s", selector: map[string]string{"pool": "none"}})),
+		policy: "fifo",
+		want: map[string]want{
+			"team/a": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 1},
+		},
+	}, {
+		// A gang of 4 waits until all 4 fit: one CPU is held for 30 s
+		// more, so it starts at 30 s, not at once with 3. A gang of 5
+		// never fits 4 CPUs: held for good, and the rest is forecast.
+		name:  "gangs",
+		nodes: one,
+		pods: pods(
+			tasks(1, pb{job: "r", cpu: 1, created: -60, node: "n1", started: ip(-30), estimate: "60s"}),
+			tasks(4, pb{job: "g", cpu: 1, created: -20, estimate: "10s", gang: "4"}),
+			tasks(5, pb{job: "huge", cpu: 1, created: -10, estimate: "10s", gang: "5"})),
+		policy: "fifo",
+		want: map[string]want{
+			"team/r":    {start: -30, finish: 30, source: SourceAnnotation},
+			"team/g":    {start: 30, finish: 40, waiting: true, source: SourceAnnotation, position: 1},
+			"team/huge": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 2},
+		},
+	}, {
+		// History knows the kind's runtime (40 s, the policy's estimate)
+		// and its tasks' (10 s each, run one at a time): a waiting job
+		// of four tasks that fill the node one by one takes 4 × 10 s.
+		name:  "tasks from history",
+		nodes: one,
+		pods:  pods(tasks(4, pb{job: "wave-000002", cpu: 4, created: -5})),
+		hist: func() *History {
+			h := NewHistory()
+			h.Add("team/wave-000001#", "wave", 40*time.Second, []time.Duration{10 * time.Second, 10 * time.Second, 10 * time.Second, 10 * time.Second})
+			return h
+		}(),
+		policy: "fifo",
+		want: map[string]want{
+			"team/wave-000002": {start: 0, finish: 40, waiting: true, source: SourceHistory, position: 1},
+		},
+	}, {
 		// No history and no annotation: the cluster's median finished
 		// task (20, 40, 60 s: 40 s) stands in. The finished job is
 		// history, not forecast.
@@ -172,10 +234,11 @@ func TestRunHandComputed(t *testing.T) {
 			"team/new": {start: 0, finish: 40, waiting: true, source: SourceCluster, position: 1},
 		},
 	}, {
-		// Nothing has finished anywhere: DefaultEstimate.
+		// Nothing has finished anywhere: DefaultEstimate. The replay's
+		// true duration on the pod is not read.
 		name:   "no estimate at all",
 		nodes:  one,
-		pods:   pods(tasks(1, pb{job: "new", cpu: 1, created: -5})),
+		pods:   pods(tasks(1, pb{job: "new", cpu: 1, created: -5, replay: "7s"})),
 		policy: "fifo",
 		want: map[string]want{
 			"team/new": {start: 0, finish: 60, waiting: true, source: SourceCluster, position: 1},
@@ -304,6 +367,7 @@ func TestRunErrors(t *testing.T) {
 		{"no now", &Snapshot{}, Options{Policy: fifo}, "Now"},
 		{"negative horizon", good, Options{Policy: fifo, Horizon: -time.Second}, "negative horizon"},
 		{"node twice", dup, Options{Policy: fifo}, `node "n1" listed twice`},
+		{"bad queues", snapshot(nil, nil, nil, workload.Queue{Name: "a", Capacity: 2, MaxCapacity: 1}), Options{Policy: fifo}, "forecast: snapshot: queues:"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -341,5 +405,56 @@ func TestRunUnpinned(t *testing.T) {
 	}
 	if f := forecastOf(t, s, "fifo"); !f.Pinned {
 		t.Error("fifo did not place the running tasks at time 0")
+	}
+}
+
+// TestRunConsistentOverTime: when the estimates are exact, a forecast taken
+// later, from the state the first forecast predicted, predicts the same.
+// At 0 s, R's two tasks (100 s, 40 s in) hold the node until 60 s; A (two
+// tasks of 2 CPUs, 30 s, queue a) and then B (four of 1 CPU, 20 s, queue
+// b) wait. At 60 s, FIFO starts both of A's tasks, A finishes at 90 s and B
+// runs from 90 s to 110 s; fair shares the node between the queues: one
+// task of A and two of B at 60 s, B's other two at 80 s, A's second at 90
+// s. The later snapshot, at 70 s, is the state each predicts then.
+func TestRunConsistentOverTime(t *testing.T) {
+	h := hist(map[string]time.Duration{"r": 100 * time.Second, "a": 30 * time.Second, "b": 20 * time.Second})
+	nodes := []*v1.Node{mkNode("n1", 4)}
+	first := snapshot(nodes, pods(
+		tasks(2, pb{job: "r-000001", cpu: 2, created: -41, node: "n1", started: ip(-40)}),
+		tasks(2, pb{job: "a-000001", queue: "a", cpu: 2, created: -20}),
+		tasks(4, pb{job: "b-000001", queue: "b", cpu: 1, created: -10})), h, twoQueues...)
+	r := tasks(2, pb{job: "r-000001", cpu: 2, created: -41, node: "n1", started: ip(-40), ended: ip(60)})
+	a, b := tasks(2, pb{job: "a-000001", queue: "a", cpu: 2, created: -20}), tasks(4, pb{job: "b-000001", queue: "b", cpu: 1, created: -10})
+	run := func(ps []pb, n int) []pb {
+		out := append([]pb(nil), ps...)
+		for i := range n {
+			out[i].node, out[i].started = "n1", ip(60)
+		}
+		return out
+	}
+	cases := []struct {
+		policy       string
+		later        []*v1.Pod
+		aStart, aEnd int
+		bStart, bEnd int
+	}{
+		{"fifo", pods(r, run(a, 2), b), 60, 90, 90, 110},
+		{"fair", pods(r, run(a, 1), run(b, 2)), 60, 120, 60, 100},
+	}
+	for _, c := range cases {
+		later := snapshot(nodes, c.later, h, twoQueues...)
+		later.Now = at(70)
+		x, y := byKey(forecastOf(t, first, c.policy)), byKey(forecastOf(t, later, c.policy))
+		want := map[string][2]int{"team/a-000001": {c.aStart, c.aEnd}, "team/b-000001": {c.bStart, c.bEnd}}
+		for key, w := range want {
+			for when, f := range map[string]map[string]Job{"0 s": x, "70 s": y} {
+				if j := f[key]; !j.Start.Equal(at(w[0])) || !j.Finish.Equal(at(w[1])) {
+					t.Errorf("%s: %s forecast at %s: %v to %v, want %d s to %d s", c.policy, key, when, j.Start.Sub(now), j.Finish.Sub(now), w[0], w[1])
+				}
+			}
+		}
+		if _, ok := y["team/r-000001"]; ok {
+			t.Errorf("%s: R, ended, is forecast at 70 s", c.policy)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/kube/record"
 	"github.com/spindle-sched/spindle/sim"
 )
@@ -30,6 +31,23 @@ type History struct {
 type pastRun struct {
 	name    string
 	runtime time.Duration
+	task    time.Duration // its tasks' mean duration; 0 when none is known
+}
+
+// mean is the mean of ds, 0 for none.
+func mean(ds []time.Duration) time.Duration {
+	var sum time.Duration
+	n := 0
+	for _, d := range ds {
+		if d >= 0 {
+			sum += d
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / time.Duration(n)
 }
 
 // The bounds of a History: beyond them the oldest entries go.
@@ -65,9 +83,9 @@ func (h *History) Add(key, name string, runtime time.Duration, tasks []time.Dura
 	}
 	if name != "" && runtime >= 0 {
 		if len(h.runs) < MaxRuns {
-			h.runs = append(h.runs, pastRun{name, runtime})
+			h.runs = append(h.runs, pastRun{name, runtime, mean(tasks)})
 		} else {
-			h.runs[h.next] = pastRun{name, runtime}
+			h.runs[h.next] = pastRun{name, runtime, mean(tasks)}
 			h.next = (h.next + 1) % MaxRuns
 		}
 	}
@@ -175,8 +193,11 @@ func finished(j *record.InstantJob) (runtime time.Duration, tasks []time.Duratio
 // estimates is what a Run knows of durations: the history's and the
 // snapshot's finished jobs.
 type estimates struct {
-	byName sim.History   // --estimates history's rule
-	median time.Duration // of task durations; 0 when none is known
+	byName sim.History // --estimates history's rule: runtimes
+	// tasksByName is the same rule over each finished job's mean task
+	// duration: what a task of the name takes.
+	tasksByName sim.History
+	median      time.Duration // of task durations; 0 when none is known
 }
 
 func newEstimates(h *History, inst *record.Instant) *estimates {
@@ -186,6 +207,9 @@ func newEstimates(h *History, inst *record.Instant) *estimates {
 		h.mu.RLock()
 		for _, r := range h.runs {
 			e.byName.Observe(r.name, micros(r.runtime))
+			if r.task > 0 {
+				e.tasksByName.Observe(r.name, micros(r.task))
+			}
 		}
 		tasks = append(tasks, h.tasks...)
 		h.mu.RUnlock()
@@ -199,6 +223,9 @@ func newEstimates(h *History, inst *record.Instant) *estimates {
 			continue
 		}
 		e.byName.Observe(j.Name, micros(rt))
+		if m := mean(ts); m > 0 {
+			e.tasksByName.Observe(j.Name, micros(m))
+		}
 		tasks = append(tasks, ts...)
 	}
 	if len(tasks) > 0 {
@@ -208,18 +235,25 @@ func newEstimates(h *History, inst *record.Instant) *estimates {
 	return e
 }
 
-// of returns the duration taken for each task of j and where it comes
-// from: the history of j's name, else j's declared estimate, else the
-// cluster's median task, else DefaultEstimate.
-func (e *estimates) of(j *record.InstantJob) (time.Duration, Source) {
+// of returns j's runtime estimate, the only duration a policy sees, the
+// duration each of its tasks is taken to last, and where they come from:
+// the history of j's name (its runtimes; its tasks' mean durations, else
+// the runtime), else j's declared estimate, else the cluster's median
+// task, else DefaultEstimate (for tasks and runtime both).
+func (e *estimates) of(j *record.InstantJob) (runtime, task time.Duration, src Source) {
+	at := func(d clock.Duration) time.Duration { return max(time.Duration(d)*time.Microsecond, time.Second) }
 	if d, ok := e.byName.Estimate(j.Name); ok {
-		return max(time.Duration(d)*time.Microsecond, time.Second), SourceHistory
+		task := at(d)
+		if t, ok := e.tasksByName.Estimate(j.Name); ok {
+			task = at(t)
+		}
+		return at(d), task, SourceHistory
 	}
 	if d := j.Hints.Estimate; d > 0 {
-		return max(time.Duration(d)*time.Microsecond, time.Second), SourceAnnotation
+		return at(d), at(d), SourceAnnotation
 	}
 	if e.median > 0 {
-		return max(e.median, time.Second), SourceCluster
+		return max(e.median, time.Second), max(e.median, time.Second), SourceCluster
 	}
-	return DefaultEstimate, SourceCluster
+	return DefaultEstimate, DefaultEstimate, SourceCluster
 }

@@ -71,13 +71,14 @@ func TestHistoryLearn(t *testing.T) {
 		t.Errorf("median %v, want 20 s (the lower middle of 20 and 40)", e.median)
 	}
 	// The snapshot's finished job counts once, whether or not the
-	// history has it: Run forecasts etl-000002 by it either way.
+	// history has it: Run forecasts etl-000002's task, 10 s in, by its
+	// tasks' mean (30 s) either way.
 	for _, hh := range []*History{nil, h} {
 		s.History = hh
 		r := forecastOf(t, s, "fifo")
 		j := byKey(r)["team/etl-000002"]
-		if j.Source != SourceHistory || !j.Finish.Equal(at(40)) {
-			t.Errorf("history %v: etl-000002 %+v, want history, finishing at 40 s (50 − 10)", hh != nil, j)
+		if j.Source != SourceHistory || !j.Finish.Equal(at(20)) {
+			t.Errorf("history %v: etl-000002 %+v, want history, finishing at 20 s (30 − 10)", hh != nil, j)
 		}
 	}
 }

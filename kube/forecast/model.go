@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/kube/podmap"
 	"github.com/spindle-sched/spindle/kube/record"
@@ -79,7 +81,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 		if _, dup := nodes[n.Name]; dup {
 			return nil, fmt.Errorf("forecast: snapshot: node %q listed twice", n.Name)
 		}
-		nodes[n.Name] = &nodeLoad{capacity: c, held: inst.Outside[n.Name]}
+		nodes[n.Name] = &nodeLoad{capacity: c, held: inst.Outside[n.Name], labels: n.Labels, taints: taints(n.Spec.Taints)}
 		names = append(names, n.Name)
 	}
 	sort.Strings(names)
@@ -88,8 +90,12 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 	if len(queues) == 0 {
 		queues = []workload.Queue{{Name: workload.DefaultQueue, Capacity: 1, MaxCapacity: 1}}
 	}
-	leaf := leaves(queues)
+	leaf, err := leaves(queues)
+	if err != nil {
+		return nil, err
+	}
 	var entries, pins []entry
+	selected := map[string]bool{} // the node labels some job selects by
 	ids := map[string]int{}
 	for k := range inst.Jobs {
 		ij := &inst.Jobs[k]
@@ -110,11 +116,11 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 		if len(running) == 0 && len(pending) == 0 {
 			continue // finished: history
 		}
-		d, src := est.of(ij)
+		d, task, src := est.of(ij)
 		queue := ResolveQueue(queues, s.DefaultQueue, ij.ID.Queue)
 		j := Job{Key: ij.Key, Namespace: namespace(ij), Queue: queue, Source: src,
 			Waiting: len(pending) == len(ij.Pods)}
-		if queue == "" || !leaf[queue] {
+		if queue == "" || !leaf[sched.QueuePath(queue)] {
 			// The scheduler holds such pods (no configured queue takes
 			// them): they wait for good.
 			pending = nil
@@ -132,7 +138,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			if !p.Started.IsZero() && p.Started.Before(s.Now) {
 				elapsed = s.Now.Sub(p.Started)
 			}
-			left := max(d-elapsed, MinRemaining)
+			left := max(task-elapsed, MinRemaining)
 			end := s.Now.Add(left)
 			if end.After(j.Finish) {
 				j.Finish = end
@@ -142,7 +148,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			case n == nil:
 				// On a node the scheduler does not offer (cordoned, or
 				// not listed): it holds nothing the forecast places on.
-			case pin && queue != "" && leaf[queue] && p.Request.Fits(n.capacity.Sub(n.held)):
+			case pin && queue != "" && leaf[sched.QueuePath(queue)] && p.Request.Fits(n.capacity.Sub(n.held)):
 				// Pinned: a job of its own, the one task, placed on its
 				// node at time 0 (see pinLabel), so that the policy counts
 				// it in its queue's share.
@@ -151,8 +157,8 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 				n.pinnedHeld = n.pinnedHeld.Add(p.Request)
 				pins = append(pins, entry{first: p.Created, of: idx, pinned: true, job: workload.Job{
 					ID: "pin:" + p.Name, Name: ij.Name, Queue: queue, User: j.Namespace, Estimate: micros(d), Priority: ij.Priority,
-					NodeSelector: map[string]string{pinLabel: p.Node},
-					Phases:       []workload.Phase{{Tasks: 1, StartAfter: 1, Request: p.Request, Durations: []clock.Duration{micros(left)}}},
+					NodeSelector: map[string]string{pinLabel: p.Node}, Tolerations: tolerateAll,
+					Phases: []workload.Phase{{Tasks: 1, StartAfter: 1, Request: p.Request, Durations: []clock.Duration{micros(left)}}},
 				}})
 			default:
 				n.held = n.held.Add(p.Request)
@@ -179,18 +185,18 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			// the driver stands for the job, as a recording counts it.
 			tasks, wj.AM = pending, resource.Vector{}
 		}
-		ph := workload.Phase{Tasks: len(tasks), StartAfter: 1, Durations: []clock.Duration{micros(d)}}
+		ph := workload.Phase{Tasks: len(tasks), StartAfter: 1, Durations: []clock.Duration{micros(task)}}
 		for _, p := range tasks {
 			ph.Request = ph.Request.Max(p.Request)
 		}
-		if !fitsSome(ph.Request, nodes) || !fitsSome(wj.AM, nodes) {
-			// No node could ever hold it: it waits for good, as the
-			// scheduler holds it.
-			m.jobs[idx].Beyond = j.Waiting
-			m.jobs[idx].Finish = time.Time{}
-			continue
-		}
 		wj.Phases = []workload.Phase{ph}
+		// Where it may run: its first pending pod's node selector and
+		// tolerations (a job's pods normally share them).
+		wj.NodeSelector = pending[0].NodeSelector
+		wj.Tolerations = tolerations(pending[0].Tolerations)
+		for k := range wj.NodeSelector {
+			selected[k] = true
+		}
 		if j.Waiting && ij.MinMembers > 0 {
 			wj.MinMembers = min(ij.MinMembers, len(tasks)+btoi(!wj.AM.IsZero()))
 		}
@@ -216,9 +222,16 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 		return entries[a].job.ID < entries[b].job.ID
 	})
 	w := &workload.Workload{Version: workload.Version, Queues: queues}
-	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: noMapReduceAM}
-	w.Cluster.Nodes = groups(names, nodes)
+	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: record.NoMapReduceAM}
+	w.Cluster.Nodes = groups(names, nodes, selected)
 	for _, e := range append(pins, entries...) {
+		if !e.pinned && (!admitted(&e.job, w.Cluster.Nodes) || !gangFits(&e.job, w.Cluster.Nodes)) {
+			// No node could ever hold it: it waits for good, as the
+			// scheduler holds it.
+			j := &m.jobs[e.of]
+			j.Beyond, j.Finish = j.Waiting, time.Time{}
+			continue
+		}
 		w.Jobs = append(w.Jobs, e.job)
 		m.of = append(m.of, e.of)
 		m.pinned = append(m.pinned, e.pinned)
@@ -228,32 +241,101 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 	return m, nil
 }
 
-// fitsSome reports whether r (zero: nothing asked) fits some node's
-// capacity.
-func fitsSome(r resource.Vector, nodes map[string]*nodeLoad) bool {
-	if r.IsZero() {
-		return true
-	}
-	for _, n := range nodes {
-		if r.Fits(n.capacity) {
+// admitted reports whether each container of j fits, alone, some node
+// group that admits j (its node selector and tolerations).
+func admitted(j *workload.Job, gs []workload.NodeGroup) bool {
+	fits := func(r resource.Vector) bool {
+		if r.IsZero() {
 			return true
 		}
+		for i := range gs {
+			if r.Fits(gs[i].Capacity) && j.Admits(&gs[i]) {
+				return true
+			}
+		}
+		return false
 	}
-	return false
+	if !fits(j.AM) {
+		return false
+	}
+	for k := range j.Phases {
+		if !fits(j.Phases[k].Request) {
+			return false
+		}
+	}
+	return true
 }
 
-// noMapReduceAM is the MapReduce AM model "none": a Kubernetes job's pods
-// are asked for by their controller, not by an AM that ramps reduces up.
-var noMapReduceAM = func() workload.MapReduceAM {
-	m := workload.DefaultMapReduceAM
-	m.Model = workload.MRNone
-	return m
-}()
+// gangFits reports whether a gang's minimum (its AM, then tasks of its
+// first phase) could fit the empty cluster together, counting how many
+// tasks each admitted node holds beside the AM on the node that holds it:
+// the simulator refuses a gang that never fits, and the scheduler holds
+// it for good.
+func gangFits(j *workload.Job, gs []workload.NodeGroup) bool {
+	if j.MinMembers == 0 || len(j.Phases) == 0 {
+		return true
+	}
+	need := j.MinMembers - btoi(!j.AM.IsZero())
+	r := j.Phases[0].Request
+	total, amBest := 0, -1 // tasks the cluster holds; the most lost to the AM's node
+	for i := range gs {
+		g := &gs[i]
+		if !j.Admits(g) {
+			continue
+		}
+		per := r.CountIn(g.Capacity)
+		total += per * g.Count
+		if !j.AM.IsZero() && j.AM.Fits(g.Capacity) {
+			// Tasks the AM's node loses to it: the fewest over the nodes
+			// that can hold it.
+			if lost := per - r.CountIn(g.Capacity.Sub(j.AM)); amBest < 0 || lost < amBest {
+				amBest = lost
+			}
+		}
+	}
+	if !j.AM.IsZero() {
+		if amBest < 0 {
+			return false
+		}
+		total -= amBest
+	}
+	return total >= need
+}
+
+// tolerateAll tolerates every taint: a pinned task runs where it runs.
+var tolerateAll = []workload.Toleration{{Operator: workload.OpExists}}
+
+// taints are a node's taints that keep pods off it, as the workload
+// writes them.
+func taints(ts []v1.Taint) []workload.Taint {
+	var out []workload.Taint
+	for _, t := range ts {
+		if t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute {
+			out = append(out, workload.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
+		}
+	}
+	return out
+}
+
+// tolerations are a pod's tolerations as the workload writes them.
+func tolerations(ts []v1.Toleration) []workload.Toleration {
+	var out []workload.Toleration
+	for _, t := range ts {
+		op := workload.OpEqual
+		if t.Operator == v1.TolerationOpExists {
+			op = workload.OpExists
+		}
+		out = append(out, workload.Toleration{Key: t.Key, Operator: op, Value: t.Value, Effect: string(t.Effect)})
+	}
+	return out
+}
 
 // nodeLoad is what a node holds at Now that the simulation does not place:
 // pods from outside, and the running tasks, each until its estimated end.
 type nodeLoad struct {
 	capacity resource.Vector
+	labels   map[string]string // the Node's (read only)
+	taints   []workload.Taint
 	held     resource.Vector // everything at Now, pinned tasks too
 	ends     []release
 	// pinned says pinned tasks run there; pinnedHeld is what they hold,
@@ -270,25 +352,38 @@ type release struct {
 // groups makes the cluster's node groups: each node with load of its own
 // or pinned tasks a group of one (its external steps release the running
 // tasks one end at a time; pinLabel names it), the others grouped by
-// capacity.
-func groups(names []string, nodes map[string]*nodeLoad) []workload.NodeGroup {
+// capacity, taints and the labels some job selects by (selected).
+func groups(names []string, nodes map[string]*nodeLoad, selected map[string]bool) []workload.NodeGroup {
 	var out []workload.NodeGroup
-	idle := map[resource.Vector]int{}
+	idle := map[string]int{}
 	for _, name := range names {
 		n := nodes[name]
+		var labels map[string]string
+		for k := range selected {
+			if v, ok := n.labels[k]; ok {
+				if labels == nil {
+					labels = map[string]string{}
+				}
+				labels[k] = v
+			}
+		}
+		g := workload.NodeGroup{Count: 1, Capacity: n.capacity, Labels: labels, Taints: n.taints}
 		external := n.held.Sub(n.pinnedHeld)
 		if external.IsZero() && !n.pinned {
-			if g, ok := idle[n.capacity]; ok {
-				out[g].Count++
+			key := fmt.Sprint(n.capacity, sortedLabels(labels), n.taints)
+			if i, ok := idle[key]; ok {
+				out[i].Count++
 				continue
 			}
-			idle[n.capacity] = len(out)
-			out = append(out, workload.NodeGroup{Count: 1, Capacity: n.capacity})
+			idle[key] = len(out)
+			out = append(out, g)
 			continue
 		}
-		g := workload.NodeGroup{Count: 1, Capacity: n.capacity}
 		if n.pinned {
-			g.Labels = map[string]string{pinLabel: name}
+			if g.Labels == nil {
+				g.Labels = map[string]string{}
+			}
+			g.Labels[pinLabel] = name
 		}
 		if !external.IsZero() {
 			sort.SliceStable(n.ends, func(a, b int) bool { return n.ends[a].at < n.ends[b].at })
@@ -306,6 +401,27 @@ func groups(names []string, nodes map[string]*nodeLoad) []workload.NodeGroup {
 		out = append(out, g)
 	}
 	return out
+}
+
+// sortedLabels writes labels in key order, for a group's key.
+func sortedLabels(labels map[string]string) []string {
+	var out []string
+	for k, v := range labels {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// gangs drops every gang's minimum, and reports whether there was one.
+func (m *model) gangs() bool {
+	any := false
+	for i := range m.w.Jobs {
+		if m.w.Jobs[i].MinMembers > 0 {
+			m.w.Jobs[i].MinMembers, any = 0, true
+		}
+	}
+	return any
 }
 
 // pinsHeld reports whether every pinned task started at time 0, as it
@@ -415,25 +531,18 @@ func positions(jobs []Job) {
 	}
 }
 
-// leaves returns the leaf queues by name: the queues no other queue names
-// as its parent.
-func leaves(qs []workload.Queue) map[string]bool {
-	out := map[string]bool{}
-	for _, q := range qs {
-		out[q.Name] = true
+// leaves returns, by canonical path (sched.QueuePath), whether each queue
+// is a leaf, checking the tree as the core will build it.
+func leaves(qs []workload.Queue) (map[string]bool, error) {
+	specs := make([]sched.QueueSpec, len(qs))
+	for i, q := range qs {
+		specs[i] = sched.QueueSpec{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight, DisablePreemption: q.DisablePreemption}
 	}
-	for _, q := range qs {
-		p := sched.QueuePath(q.Name)
-		for i := strings.LastIndexByte(p, '.'); i > 0; i = strings.LastIndexByte(p, '.') {
-			p = p[:i]
-			for _, o := range qs {
-				if sched.QueuePath(o.Name) == p {
-					out[o.Name] = false
-				}
-			}
-		}
+	l, err := sched.ValidateQueues(specs)
+	if err != nil {
+		return nil, fmt.Errorf("forecast: snapshot: queues: %w", err)
 	}
-	return out
+	return l, nil
 }
 
 // ResolveQueue maps a job's queue name (its label, or its namespace) to a

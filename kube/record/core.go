@@ -54,9 +54,11 @@ func newCore(out sink, opt Options) (*core, error) {
 	return c, nil
 }
 
-// noMapReduceAM is the MapReduce AM model "none" with Hadoop's limits
-// beside it (unused under that model), written out in every recording.
-var noMapReduceAM = func() workload.MapReduceAM {
+// NoMapReduceAM is the MapReduce AM model "none" with Hadoop's limits
+// beside it (unused under that model), written out in every recording and
+// simulated by a forecast: a Kubernetes job's pods are asked for by their
+// controller, not by an AM that ramps reduces up.
+var NoMapReduceAM = func() workload.MapReduceAM {
 	m := workload.DefaultMapReduceAM
 	m.Model = workload.MRNone
 	return m
@@ -159,7 +161,7 @@ func (c *core) finish() (*Summary, error) {
 		// for by their driver or controller, not by a MapReduce AM that
 		// ramps reduces up and preempts them: later waves start as
 		// recorded.
-		MapReduceAM:   noMapReduceAM,
+		MapReduceAM:   NoMapReduceAM,
 		NodeHeartbeat: workload.DefaultNodeHeartbeat,
 		AMHeartbeat:   workload.DefaultAMHeartbeat,
 	}

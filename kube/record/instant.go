@@ -58,6 +58,10 @@ type InstantPod struct {
 	// EndUnknown marks a pod that ended without a finish time (Ended is
 	// then its last known stamp): its duration is not known.
 	EndUnknown bool
+	// NodeSelector and Tolerations are the pod's own (shared with the pod
+	// object: read only).
+	NodeSelector map[string]string
+	Tolerations  []v1.Toleration
 }
 
 // Running reports whether the pod holds its node: bound and not ended.
@@ -77,6 +81,7 @@ func AtInstant(pods []*v1.Pod, opt Options) (*Instant, error) {
 	out := &Instant{Outside: map[string]resource.Vector{}}
 	type key struct{ job, uid string }
 	byKey := map[key]int{}
+	amSeen := map[int]bool{} // by job: its hints are its AM's
 	for _, p := range pods {
 		if p == nil || p.Name == "" {
 			out.Unnamed++
@@ -110,19 +115,26 @@ func AtInstant(pods []*v1.Pod, opt Options) (*Instant, error) {
 		if !ok {
 			i = len(out.Jobs)
 			byKey[k] = i
-			j := InstantJob{Key: id.Job, UID: id.UID, ID: id, Name: jobName(p, id), Priority: podmap.Priority(p)}
-			// Bad hints or a bad gang minimum are ignored, as a recording
-			// ignores them (it counts them among its problems).
+			out.Jobs = append(out.Jobs, InstantJob{Key: id.Job, UID: id.UID, ID: id, Name: jobName(p, id)})
+		}
+		if j := &out.Jobs[i]; !ok || id.AM && !amSeen[i] {
+			// What the submitter declares is on the job's first pod, as a
+			// recording reads it, or on its AM (a driver pod carries the
+			// estimate, its executors none), whichever order the pods come
+			// in. Bad hints or a bad gang minimum are ignored, as a
+			// recording ignores them (it counts them among its problems).
+			amSeen[i] = id.AM
+			j.Priority, j.Hints, j.MinMembers = podmap.Priority(p), podmap.Hints{}, 0
 			if h, err := podmap.ReadHints(p); err == nil {
 				j.Hints = h
 			}
 			if n, _, err := podmap.MinMembers(p); err == nil {
 				j.MinMembers = n
 			}
-			out.Jobs = append(out.Jobs, j)
 		}
 		ip := InstantPod{Name: p.Namespace + "/" + p.Name, AM: id.AM, Request: req, Node: st.node,
-			Created: st.created, Started: st.started, Failed: st.failed}
+			Created: st.created, Started: st.started, Failed: st.failed,
+			NodeSelector: p.Spec.NodeSelector, Tolerations: p.Spec.Tolerations}
 		if st.terminal {
 			ip.Ended = st.finished
 			if ip.Ended.IsZero() {

@@ -51,6 +51,10 @@ func TestAtInstant(t *testing.T) {
 		// A Spark application: its driver is the AM.
 		instantPod("pi-driver", 1, 5, "n2", 6, 0, sparkDriver("spark-1")),
 		instantPod("pi-exec-1", 1, 7, "", 0, 0, sparkExec("spark-1", 1)),
+		// Another, listed executor first: the estimate on its driver is
+		// the job's.
+		instantPod("pi2-exec-1", 1, 7, "", 0, 0, sparkExec("spark-2", 1)),
+		instantPod("pi2-driver", 1, 5, "", 0, 0, sparkDriver("spark-2"), func(p *v1.Pod) { p.Annotations["spindle.io/estimate"] = "90s" }),
 		// A finished lone pod with an estimate.
 		instantPod("lone", 1, 1, "n1", 2, 30, func(p *v1.Pod) { p.Annotations["spindle.io/estimate"] = "40s" }),
 		// Load from outside: another scheduler's, a daemonset's (on n1),
@@ -76,6 +80,7 @@ func TestAtInstant(t *testing.T) {
 	wants := []want{
 		{key: "ns/job/etl-28000001", name: "etl", pods: []string{"ns/etl-1-a", "ns/etl-1-b"}, running: 1, pending: 1},
 		{key: "ns/spark-1", name: "pi", pods: []string{"ns/pi-driver", "ns/pi-exec-1"}, running: 1, pending: 1, am: 1},
+		{key: "ns/spark-2", name: "pi", pods: []string{"ns/pi2-driver", "ns/pi2-exec-1"}, pending: 2, am: 1},
 		{key: "pod:ns/lone", pods: []string{"ns/lone"}},
 	}
 	if len(inst.Jobs) != len(wants) {
@@ -108,7 +113,10 @@ func TestAtInstant(t *testing.T) {
 	if etl.Request != cpu(2) || !etl.Started.Equal(at(11)) || etl.Node != "n1" {
 		t.Errorf("etl's running pod: %+v", etl)
 	}
-	lone := inst.Jobs[2]
+	if e := inst.Jobs[2].Hints.Estimate; e != 90_000_000 {
+		t.Errorf("spark-2's estimate %v, want its driver's 90 s", e)
+	}
+	lone := inst.Jobs[3]
 	if lone.Hints.Estimate != 40_000_000 || !lone.Pods[0].Ended.Equal(at(30)) || lone.Pods[0].EndUnknown {
 		t.Errorf("lone pod: hints %+v, pod %+v", lone.Hints, lone.Pods[0])
 	}
