@@ -47,6 +47,7 @@ type forecaster struct {
 	obs     *observe.Recorder
 	log     *slog.Logger
 	history *forecast.History
+	queues  []workload.Queue // the configuration's, in the workload format
 
 	next    time.Time // when the next forecast falls due
 	running bool
@@ -64,7 +65,7 @@ type forecastOutcome struct {
 }
 
 // newForecaster returns the scheduler's forecaster, nil when it does not
-// forecast (ForecastEvery 0).
+// forecast (ForecastEvery 0). o has New's defaults (a Config).
 func newForecaster(o Options) *forecaster {
 	if o.ForecastEvery <= 0 {
 		return nil
@@ -73,11 +74,15 @@ func newForecaster(o Options) *forecaster {
 	if run == nil {
 		run = forecast.Run
 	}
+	qs := make([]workload.Queue, len(o.Config.Queues))
+	for i, q := range o.Config.Queues {
+		qs[i] = workload.Queue{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight, DisablePreemption: q.DisablePreemption}
+	}
 	return &forecaster{
 		every: o.ForecastEvery, run: run, resolve: o.ResolvePolicy, obs: o.Observe, log: o.Log,
 		opts:    forecast.Options{PolicyName: o.PolicyName, Policy: o.Policy, Admission: o.Admission, Horizon: o.ForecastHorizon},
-		history: forecast.NewHistory(),
-		done:    make(chan forecastOutcome, 1),
+		history: forecast.NewHistory(), queues: qs,
+		done: make(chan forecastOutcome, 1),
 	}
 }
 
@@ -243,14 +248,10 @@ func (s *Scheduler) forecastSnapshot() (*forecast.Snapshot, error) {
 		return nil, fmt.Errorf("forecast: list pods: %w", err)
 	}
 	c := s.o.Config
-	qs := make([]workload.Queue, len(c.Queues))
-	for i, q := range c.Queues {
-		qs[i] = workload.Queue{Name: q.Name, Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, Weight: q.Weight, DisablePreemption: q.DisablePreemption}
-	}
 	snap := &forecast.Snapshot{Now: s.o.Now(), Nodes: nodes, Pods: pods, SchedulerName: s.o.SchedulerName,
-		Queues: qs, DefaultQueue: c.DefaultQueue, Calculator: c.Calculator()}
+		DefaultQueue: c.DefaultQueue, Calculator: c.Calculator()}
 	if s.fc != nil {
-		snap.History = s.fc.history
+		snap.Queues, snap.History = s.fc.queues, s.fc.history
 	}
 	return snap, nil
 }

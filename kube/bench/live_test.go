@@ -211,7 +211,7 @@ var (
 	matrixShapes = flag.String("kube-bench-shapes", "1x5000,5x1000,25x200", "TestLiveBenchMatrix: jobs x pods per job")
 	matrixScheds = flag.String("kube-bench-schedulers", "kube-scheduler,spindle,round-robin", "TestLiveBenchMatrix: which to measure "+
 		"(also spindle-noforecast: spindle with --forecast-every 0, to hold forecasts' cost against spindle's default of one every 5 s)")
-	matrixBase   = flag.String("kube-bench-base", "", "TestLiveBenchMatrix: also measure spindle as built from this git revision, as scheduler spindle-base, to compare two builds in one sitting")
+	matrixBase = flag.String("kube-bench-base", "", "TestLiveBenchMatrix: also measure spindle as built from this git revision, as scheduler spindle-base, to compare two builds in one sitting")
 )
 
 // baseBinary builds cmd/spindle as it was at git revision rev, from a
