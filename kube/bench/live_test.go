@@ -209,9 +209,8 @@ var (
 	matrixFirst  = flag.Int("kube-bench-first-sitting", 1, "TestLiveBenchMatrix: number the sittings from this one (it also turns the scheduler order)")
 	matrixRepeat = flag.Int("kube-bench-repeat", 3, "TestLiveBenchMatrix: sittings, each on a fresh control plane, the schedulers alternating")
 	matrixShapes = flag.String("kube-bench-shapes", "1x5000,5x1000,25x200", "TestLiveBenchMatrix: jobs x pods per job")
-	matrixScheds = flag.String("kube-bench-schedulers", "kube-scheduler,spindle,round-robin", "TestLiveBenchMatrix: which to measure "+
-		"(also spindle-noforecast: spindle with --forecast-every 0, to hold forecasts' cost against spindle's default of one every 5 s)")
-	matrixBase = flag.String("kube-bench-base", "", "TestLiveBenchMatrix: also measure spindle as built from this git revision, as scheduler spindle-base, to compare two builds in one sitting")
+	matrixScheds = flag.String("kube-bench-schedulers", "kube-scheduler,spindle,round-robin", "TestLiveBenchMatrix: which to measure (also spindle-noforecast: spindle with --forecast-every 0)")
+	matrixBase   = flag.String("kube-bench-base", "", "TestLiveBenchMatrix: also measure spindle as built from this git revision, as scheduler spindle-base, to compare two builds in one sitting")
 )
 
 // baseBinary builds cmd/spindle as it was at git revision rev, from a
