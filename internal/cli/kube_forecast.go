@@ -45,17 +45,19 @@ the job's duration estimate came from:
   history     completed jobs of the same name
   annotation  the job's declared estimate (spindle.io/estimate)
   cluster     no estimate of its own: the cluster's median task stands in,
-              so trust it less
+              so trust it less (measured live, such forecasts came early)
 
-A forecast assumes that no other work arrives, that nothing outside spindle
-takes the nodes, and that jobs last as their estimates say; see
+A forecast assumes that jobs last as their estimates say; see
 docs/forecast.md for how it is made and how accurate it was.
 
 JOB is a job's key as /api/v1/jobs names it (namespace/name; a lone pod is
 pod:namespace/name), or its last part with -n or when only one job has it.
---policy P (repeatable) asks the scheduler to simulate the same current
-state under policy P instead, with its own admission controller: what
-switching would do to today's backlog, without recording first.
+--policy P (repeatable) asks the scheduler to also simulate the same
+current state under policy P, with its own admission controller, and prints
+a table for each: what switching would do to today's backlog, without
+recording first. The forecast assumes no new work arrives, other
+schedulers' pods hold what they hold now, and nothing is preempted or
+evicted from outside (docs/forecast.md, "When not to trust it").
 
 The scheduler serves its API on 127.0.0.1:10261 by default; for one in a
 cluster, forward the port (kubectl -n NS port-forward deploy/spindle
