@@ -238,7 +238,14 @@ func (s *Scheduler) refreshStatus() {
 		switch ps.phase {
 		case podAsked:
 			if s.waitedLongEnough(ps) {
-				s.setWhy(ps, s.waitReason(ps))
+				why := s.waitReason(ps)
+				// The forecast's words are rounded (AboutIn), so that
+				// the message, and the condition written with it,
+				// changes seldom.
+				if e := s.fc.expectation(ps.job, s.o.Now()); e != "" {
+					why += "; " + e
+				}
+				s.setWhy(ps, why)
 			}
 		case podHeld, podBackoff:
 			if ps.awaits != "" && s.waitedLongEnough(ps) {

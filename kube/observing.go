@@ -68,7 +68,7 @@ func (s *Scheduler) publish() {
 		return
 	}
 	snap := &observe.Snapshot{Time: s.o.Now(), Policy: s.o.PolicyName, Admission: s.o.AdmissionName,
-		Gauges: observe.PolicyGauges(s.core.Policy(), s.core.Admission())}
+		Gauges: observe.PolicyGauges(s.core.Policy(), s.core.Admission()), Forecast: s.fc.info(s.o.Now())}
 	cl := s.core.Cluster()
 	type qcount struct{ pending, running, waiting int }
 	byQueue := map[string]*qcount{}
@@ -82,6 +82,9 @@ func (s *Scheduler) publish() {
 		st := observe.JobStatus{Name: js.key, Namespace: jobNamespace(js), Queue: j.Queue().Name(), State: j.State().String(),
 			Submitted: s.epoch.Add(time.Duration(j.Submitted()) * time.Microsecond), Usage: observe.FromVector(j.Usage()), AM: observe.AMNone,
 			QueuePosition: positions[j]}
+		if s.fc != nil {
+			s.fc.forecastFields(&st)
+		}
 		qc := byQueue[st.Queue]
 		for _, ps := range js.pods {
 			switch ps.phase {

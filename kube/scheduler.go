@@ -95,6 +95,15 @@ type Options struct {
 	// OnDecision, when set, hears every binding the scheduler attempts and
 	// its outcome, from the event loop.
 	OnDecision func(Decision)
+	// ForecastEvery is how often the scheduler forecasts when every job
+	// should start and finish (forecasting.go); 0 never. ForecastHorizon
+	// bounds how far ahead (0: forecast's default, 24 h). Forecast
+	// replaces forecast.Run (tests); ResolvePolicy resolves the policy
+	// names of what-if forecasts (nil refuses them).
+	ForecastEvery   time.Duration
+	ForecastHorizon time.Duration
+	Forecast        ForecastFunc
+	ResolvePolicy   PolicyResolver
 }
 
 // Decision is one binding attempt, for observers and tests.
@@ -185,6 +194,9 @@ type Scheduler struct {
 	// queues (explain.go).
 	verdicts  map[explainKey]nodeVerdict
 	positions map[*sched.Job]int
+	// fc makes the forecasts (forecasting.go); nil when the scheduler
+	// does not forecast.
+	fc *forecaster
 }
 
 type nodeState struct {
@@ -309,6 +321,7 @@ func New(o Options) (*Scheduler, error) {
 		results: make(chan apiResult, o.BindWorkers), tasks: make(chan apiTask), statusTasks: make(chan apiTask), calls: make(chan func()), stopped: make(chan struct{}),
 		nextTick: clock.Never,
 	}
+	s.fc = newForecaster(o)
 	return s, nil
 }
 
@@ -401,6 +414,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		s.o.Observe.SetSynced(true)
 		defer s.o.Observe.SetSynced(false)
 	}
+	defer s.serveWhatIf()()
 	workers := make(chan struct{})
 	statusWorkers := s.o.StatusWorkers
 	for range s.o.BindWorkers {
@@ -551,6 +565,13 @@ func (s *Scheduler) loop(ctx context.Context) error {
 	defer timer.Stop()
 	status := time.NewTicker(s.o.StatusEvery)
 	defer status.Stop()
+	var forecastTick <-chan time.Time
+	if s.fc != nil {
+		t := time.NewTicker(s.fc.every)
+		defer t.Stop()
+		forecastTick = t.C
+		s.maybeForecast()
+	}
 	for {
 		s.settle()
 		s.armTimer(timer)
@@ -585,6 +606,10 @@ func (s *Scheduler) loop(ctx context.Context) error {
 			s.publish()
 		case f := <-s.calls:
 			f()
+		case <-forecastTick:
+			s.maybeForecast()
+		case o := <-s.fc.outcomes():
+			s.fc.finish(o)
 		}
 		if err := s.core.Err(); err != nil {
 			return fmt.Errorf("scheduling core: %w", err)

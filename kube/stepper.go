@@ -15,6 +15,9 @@ import (
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/spindle-sched/spindle/kube/forecast"
+	"github.com/spindle-sched/spindle/kube/observe"
 )
 
 // Stepper runs a Scheduler's event loop by hand, on the caller's goroutine:
@@ -122,8 +125,30 @@ func (st *Stepper) Advance(d time.Duration) error {
 			s.refreshStatus()
 			s.publish()
 		}
+		s.maybeForecast()
 	}
 	return st.Settle()
+}
+
+// AwaitForecast waits for the forecast that Advance started (it runs on a
+// goroutine of its own, as under Run) and applies its outcome, as the loop
+// does when it hears of it. It fails when none is running.
+func (st *Stepper) AwaitForecast() error {
+	f := st.s.fc
+	if f == nil || !f.running {
+		return errors.New("no forecast is running")
+	}
+	f.finish(<-f.done)
+	return nil
+}
+
+// WhatIf is the scheduler's /api/v1/forecast?policy=P, with the state
+// taken on the caller's goroutine (the stepped loop's).
+func (st *Stepper) WhatIf(names ...string) ([]observe.Forecast, error) {
+	if st.s.fc == nil {
+		return nil, errors.New("the scheduler does not forecast")
+	}
+	return st.s.fc.whatIf(st.ctx, names, func(context.Context) (*forecast.Snapshot, error) { return st.s.forecastSnapshot() })
 }
 
 // Settle steps until nothing is left to do: the apiserver's changes are

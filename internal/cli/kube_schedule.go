@@ -37,6 +37,7 @@ type scheduleFlags struct {
 	probeAddress, httpAuth                      string
 	trustLoopback                               bool
 	tlsCert, tlsKey                             string
+	forecastEvery, forecastHorizon              time.Duration
 }
 
 func newKubeSchedule() *cobra.Command {
@@ -99,6 +100,8 @@ is used.`,
 	fl.BoolVar(&f.trustLoopback, "http-trust-loopback", false, "with --http-auth=kubernetes, serve requests from loopback without a token (in a pod: kubectl port-forward and the container itself)")
 	fl.StringVar(&f.tlsCert, "tls-cert-file", "", "with --http-auth=kubernetes, the serving certificate (PEM); default a self-signed one made at start")
 	fl.StringVar(&f.tlsKey, "tls-key-file", "", "the key of --tls-cert-file (PEM)")
+	fl.DurationVar(&f.forecastEvery, "forecast-every", kube.DefaultForecastEvery, "forecast when every job should start and finish this often, off the scheduling loop ('spindle kube forecast' reads it); 0 turns forecasts off")
+	fl.DurationVar(&f.forecastHorizon, "forecast-horizon", 24*time.Hour, "how far ahead forecasts simulate; a job not started by then is reported as beyond it")
 	return cmd
 }
 
@@ -122,6 +125,9 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	}
 	if err := checkHTTPFlags(f); err != nil {
 		return err
+	}
+	if f.forecastEvery < 0 || f.forecastHorizon <= 0 {
+		return usagef("--forecast-every must be 0 (off) or positive, and --forecast-horizon positive")
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
@@ -156,6 +162,7 @@ func runSchedule(cmd *cobra.Command, f *scheduleFlags) error {
 	s, err := kube.New(kube.Options{
 		Client: client, StatusClient: statusClient, Dynamic: dyn, SchedulerName: f.name, Policy: pf, PolicyName: f.policy, Admission: af, AdmissionName: f.admission,
 		Config: cfg, BindWorkers: f.workers, Log: log, Observe: rec,
+		ForecastEvery: f.forecastEvery, ForecastHorizon: f.forecastHorizon, ResolvePolicy: resolvePolicy,
 	})
 	if err != nil {
 		return err

@@ -71,9 +71,9 @@ var rules = []rule{
 	// policy comes in as a factory, so it needs no scheme.
 	{"kube/forecast", cat(core, data, []string{"sim", "kube/record", "kube/podmap"})},
 	{"kube/...", cat(core, []string{"kube/..."})},
-	// The driver hands the forecast its snapshots and publishes what it
-	// returns.
-	{"kube", cat(core, []string{"kube/observe", "kube/podmap", "kube/forecast"})},
+	// The driver hands the forecast its snapshots (whose queues are in
+	// the workload format) and publishes what it returns.
+	{"kube", cat(core, []string{"kube/observe", "kube/podmap", "kube/forecast", "workload"})},
 
 	// Assemblies.
 	{"runner/simtest", []string{"runner", "workload"}},

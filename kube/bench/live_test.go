@@ -82,7 +82,7 @@ func spindleBinary(t *testing.T) string {
 // startSpindle runs 'spindle kube schedule -p fifo' with the given client
 // QPS and burst (0: its defaults, 50 and 100, the same as kube-scheduler's)
 // and stops it by PID when the test ends.
-func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int) (stop func()) {
+func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int, extra ...string) (stop func()) {
 	t.Helper()
 	// The status server is off: the default port may be taken by another
 	// scheduler on the machine, and the benchmark reads nothing from it.
@@ -92,6 +92,7 @@ func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, bu
 	if qps > 0 {
 		args = append(args, "--qps", fmt.Sprint(qps), "--burst", strconv.Itoa(burst))
 	}
+	args = append(args, extra...)
 	return startProcess(t, "spindle", exec.Command(bin, args...))
 }
 
@@ -208,7 +209,7 @@ var (
 	matrixFirst  = flag.Int("kube-bench-first-sitting", 1, "TestLiveBenchMatrix: number the sittings from this one (it also turns the scheduler order)")
 	matrixRepeat = flag.Int("kube-bench-repeat", 3, "TestLiveBenchMatrix: sittings, each on a fresh control plane, the schedulers alternating")
 	matrixShapes = flag.String("kube-bench-shapes", "1x5000,5x1000,25x200", "TestLiveBenchMatrix: jobs x pods per job")
-	matrixScheds = flag.String("kube-bench-schedulers", "kube-scheduler,spindle,round-robin", "TestLiveBenchMatrix: which to measure")
+	matrixScheds = flag.String("kube-bench-schedulers", "kube-scheduler,spindle,round-robin", "TestLiveBenchMatrix: which to measure (also spindle-noforecast: spindle with --forecast-every 0)")
 	matrixBase   = flag.String("kube-bench-base", "", "TestLiveBenchMatrix: also measure spindle as built from this git revision, as scheduler spindle-base, to compare two builds in one sitting")
 )
 
@@ -293,7 +294,10 @@ func TestLiveBenchMatrix(t *testing.T) {
 		if name == "spindle" && spindle == "" {
 			t.Fatal("this build has no 'spindle kube schedule'")
 		}
-		if !slices.Contains([]string{"spindle", "spindle-base", "kube-scheduler", "round-robin"}, name) {
+		if name == "spindle-noforecast" && spindle == "" {
+			t.Fatal("this build has no 'spindle kube schedule'")
+		}
+		if !slices.Contains([]string{"spindle", "spindle-noforecast", "spindle-base", "kube-scheduler", "round-robin"}, name) {
 			t.Fatalf("-kube-bench-schedulers: unknown %q", name)
 		}
 	}
@@ -319,6 +323,8 @@ func TestLiveBenchMatrix(t *testing.T) {
 						stop, schedName = startKubeScheduler(t, bin, c, qps, burst), "default-scheduler"
 					case "spindle":
 						stop = startSpindle(t, spindle, c, qps, burst)
+					case "spindle-noforecast":
+						stop, schedName = startSpindle(t, spindle, c, qps, burst, "--forecast-every", "0"), "spindle"
 					case "spindle-base":
 						stop, schedName = startSpindle(t, base, c, qps, burst), "spindle"
 					case "round-robin":

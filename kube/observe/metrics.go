@@ -1,6 +1,8 @@
 package observe
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -47,6 +49,14 @@ var (
 		"1 when this replica schedules (leader, or solo without leader election), 0 when standby.", nil, nil)
 	descSynced = prometheus.NewDesc("spindle_synced",
 		"1 once the driver has listed and adopted the cluster's nodes and pods.", nil, nil)
+	descForecastWait = prometheus.NewDesc("spindle_forecast_wait_seconds",
+		"The longest wait the last forecast expects among the queue's jobs that have not started, from the forecast's instant "+
+			"(jobs not expected within the forecast's horizon are counted in spindle_forecast_waiting_jobs{beyond=\"true\"}, not here).",
+		[]string{"queue"}, nil)
+	descForecastWaiting = prometheus.NewDesc("spindle_forecast_waiting_jobs",
+		"Jobs the last forecast saw waiting, by queue and whether they start beyond its horizon.", []string{"queue", "beyond"}, nil)
+	descForecastAge = prometheus.NewDesc("spindle_forecast_age_seconds",
+		"Age of the cluster state the last forecast started from, when the state snapshot was published.", nil, nil)
 )
 
 type snapshotCollector struct{ r *Recorder }
@@ -54,7 +64,7 @@ type snapshotCollector struct{ r *Recorder }
 func (c snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPending, descRunning, descAMs, descQueueCPU, descQueueMem,
 		descQueueShare, descQueueWeight, descPreempted, descObserved, descJobs, descNodes, descUtil, descPolicy, descPublished,
-		descLeader, descSynced} {
+		descLeader, descSynced, descForecastWait, descForecastWaiting, descForecastAge} {
 		ch <- d
 	}
 }
@@ -115,4 +125,48 @@ func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 	for name, v := range s.Gauges {
 		g(descPolicy, v, s.Policy, s.Admission, name)
 	}
+	if f := s.Forecast; f != nil {
+		g(descForecastAge, f.AgeSeconds)
+		for _, w := range forecastWaits(s) {
+			if w.counted > 0 {
+				g(descForecastWait, w.longest.Seconds(), w.queue)
+			}
+			g(descForecastWaiting, float64(w.counted), w.queue, "false")
+			g(descForecastWaiting, float64(w.beyond), w.queue, "true")
+		}
+	}
+}
+
+// queueWait sums up one queue's waiting jobs in the last forecast.
+type queueWait struct {
+	queue           string
+	counted, beyond int
+	longest         time.Duration
+}
+
+// forecastWaits returns, for every queue of s, its jobs the last forecast
+// saw waiting (JobForecast.Waits); a parent queue holds no jobs of its
+// own.
+func forecastWaits(s *Snapshot) []queueWait {
+	at := s.Forecast.At
+	out := make([]queueWait, 0, len(s.Queues))
+	idx := map[string]int{}
+	for _, q := range s.Queues {
+		idx[q.Name] = len(out)
+		out = append(out, queueWait{queue: q.Name})
+	}
+	for _, j := range CurrentForecast(s).Jobs {
+		i, ok := idx[j.Queue]
+		if !ok || !j.Waits(at) {
+			continue
+		}
+		w := &out[i]
+		if j.Beyond {
+			w.beyond++
+			continue
+		}
+		w.counted++
+		w.longest = max(w.longest, j.Start.Sub(at))
+	}
+	return out
 }

@@ -58,6 +58,12 @@ type Recorder struct {
 	cur    atomic.Pointer[Snapshot]
 	synced atomic.Bool
 	role   atomic.Pointer[Role]
+
+	forecastRuns     *prometheus.CounterVec
+	forecastSkips    prometheus.Counter
+	forecastDuration prometheus.Histogram
+	whatIf           atomic.Pointer[WhatIf]
+	whatIfBusy       chan struct{}
 }
 
 // NewRecorder returns a Recorder with its own Prometheus registry, holding
@@ -88,9 +94,28 @@ func NewRecorder(o Options) *Recorder {
 	for _, res := range BindResults {
 		r.bindLatency.WithLabelValues(string(res))
 	}
+	r.forecastRuns = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "spindle_forecast_runs_total",
+		Help: "Forecasts run (forward simulations of the cluster off the scheduling loop), by result (ok, error).",
+	}, []string{"result"})
+	r.forecastRuns.WithLabelValues("ok")
+	r.forecastRuns.WithLabelValues("error")
+	r.forecastSkips = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "spindle_forecast_skipped_total",
+		Help: "Forecasts not started because the previous one was still running (they are skipped, never queued).",
+	})
+	r.forecastDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "spindle_forecast_duration_seconds",
+		Help: "Wall time of one forecast, from the snapshot to the result.",
+		// 1ms to about 65s: a small cluster takes milliseconds; past
+		// the forecast period, forecasts are skipped.
+		Buckets: prometheus.ExponentialBuckets(1e-3, 2, 17),
+	})
+	r.whatIfBusy = make(chan struct{}, 1)
 	solo := RoleSolo
 	r.role.Store(&solo)
 	r.reg.MustRegister(r.attempts, r.decisionLatency, r.bindLatency, snapshotCollector{r},
+		r.forecastRuns, r.forecastSkips, r.forecastDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
 }
@@ -123,6 +148,20 @@ func (r *Recorder) Decide(d Decision) {
 func (r *Recorder) Bind(res BindResult, took time.Duration) {
 	r.bindLatency.WithLabelValues(string(res)).Observe(took.Seconds())
 }
+
+// ForecastRan counts one forecast and how long it took. Any goroutine.
+func (r *Recorder) ForecastRan(took time.Duration, err error) {
+	res := "ok"
+	if err != nil {
+		res = "error"
+	}
+	r.forecastRuns.WithLabelValues(res).Inc()
+	r.forecastDuration.Observe(took.Seconds())
+}
+
+// ForecastSkipped counts a forecast not started because the last one was
+// still running. Any goroutine.
+func (r *Recorder) ForecastSkipped() { r.forecastSkips.Inc() }
 
 // SetSynced tells the probes whether the driver has listed and adopted the
 // cluster's nodes and pods (its informers have synced). Any goroutine.

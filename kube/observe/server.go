@@ -41,6 +41,9 @@ var uiFiles embed.FS
 //	/api/v1/nodes      NodeStatus items
 //	/api/v1/decisions  the last placements, oldest first
 //	/api/v1/utilization  the utilization ring, oldest first
+//	/api/v1/forecast   Forecast items: the last forecast; with ?policy=P
+//	                   (repeatable), the current state simulated under each
+//	                   policy P instead (SetWhatIf)
 //
 // Every path answers GET and HEAD only; any other method gets 405.
 func (r *Recorder) Handler() http.Handler {
@@ -66,8 +69,9 @@ func (r *Recorder) Handler() http.Handler {
 	}
 	api("/api/v1/status", func(s *Snapshot) any {
 		return status{Policy: s.Policy, Admission: s.Admission, Role: r.Role(), Synced: r.Synced(),
-			Gauges: orEmpty(s.Gauges), Jobs: len(s.Jobs), Queues: len(s.Queues), Nodes: len(s.Nodes)}
+			Gauges: orEmpty(s.Gauges), Jobs: len(s.Jobs), Queues: len(s.Queues), Nodes: len(s.Nodes), Forecast: s.Forecast}
 	})
+	mux.HandleFunc("/api/v1/forecast", r.serveForecast)
 	api("/api/v1/jobs", func(s *Snapshot) any { return nonNil(s.Jobs) })
 	api("/api/v1/pods", func(s *Snapshot) any { return nonNil(s.Pods) })
 	api("/api/v1/queues", func(s *Snapshot) any { return nonNil(s.Queues) })
@@ -87,6 +91,92 @@ type status struct {
 	Jobs      int                `json:"jobs"`
 	Queues    int                `json:"queues"`
 	Nodes     int                `json:"nodes"`
+	Forecast  *ForecastInfo      `json:"forecast,omitempty"`
+}
+
+// WhatIf simulates the scheduler's current state under each named policy,
+// in order. An unknown name is an error wrapping ErrUnknownPolicy. It runs
+// on the HTTP request's goroutine and must not touch the scheduler's state
+// but through the scheduler's own means (its event loop).
+type WhatIf func(ctx context.Context, policies []string) ([]Forecast, error)
+
+// ErrUnknownPolicy marks a WhatIf error that is the caller's: the policy
+// name is not one the scheduler knows.
+var ErrUnknownPolicy = errors.New("unknown policy")
+
+// SetWhatIf makes /api/v1/forecast?policy=P answer through f; nil stops
+// it. Any goroutine.
+func (r *Recorder) SetWhatIf(f WhatIf) {
+	if f == nil {
+		r.whatIf.Store(nil)
+		return
+	}
+	r.whatIf.Store(&f)
+}
+
+// serveForecast answers /api/v1/forecast: the last forecast, or with
+// ?policy=P the what-if forecasts. One what-if runs at a time (each is a
+// forward simulation of the whole cluster): a second request waits for
+// the first.
+func (r *Recorder) serveForecast(w http.ResponseWriter, req *http.Request) {
+	s := r.Latest()
+	if s == nil {
+		s = &Snapshot{Role: r.Role(), Synced: r.Synced()}
+	}
+	names := req.URL.Query()["policy"]
+	if len(names) == 0 {
+		if s.Forecast == nil {
+			writeError(w, http.StatusServiceUnavailable, "no forecast yet: the scheduler has not made one (or does not forecast: --forecast-every 0)")
+			return
+		}
+		writeJSON(w, []Forecast{CurrentForecast(s)}, s)
+		return
+	}
+	f := r.whatIf.Load()
+	if f == nil {
+		writeError(w, http.StatusServiceUnavailable, "this scheduler does not simulate other policies: it does not forecast (--forecast-every 0) or has not synced yet")
+		return
+	}
+	select {
+	case r.whatIfBusy <- struct{}{}:
+		defer func() { <-r.whatIfBusy }()
+	case <-req.Context().Done():
+		return
+	}
+	out, err := (*f)(req.Context(), names)
+	switch {
+	case errors.Is(err, ErrUnknownPolicy):
+		writeError(w, http.StatusBadRequest, err.Error())
+	case err != nil:
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+	default:
+		writeJSON(w, out, s)
+	}
+}
+
+// CurrentForecast is the forecast s's jobs carry, as a Forecast.
+func CurrentForecast(s *Snapshot) Forecast {
+	f := Forecast{Jobs: []JobForecast{}}
+	if s.Forecast != nil {
+		f.Policy, f.At, f.CPUSeconds = s.Forecast.Policy, s.Forecast.At, s.Forecast.CPUSeconds
+	}
+	for _, j := range s.Jobs {
+		f.Jobs = append(f.Jobs, JobForecast{Name: j.Name, Namespace: j.Namespace, Queue: j.Queue,
+			Start: j.ForecastStart, Finish: j.ForecastFinish, Beyond: j.ForecastBeyond, Source: j.ForecastSource})
+	}
+	return f
+}
+
+// apiError is the body of an API answer that is not 200.
+type apiError struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(apiError{msg})
 }
 
 // envelope wraps every API answer with the snapshot it came from, so a

@@ -112,6 +112,65 @@ type JobStatus struct {
 	PodsRunning   int       `json:"pods_running"`
 	PodsDone      int       `json:"pods_done"`
 	Usage         Resources `json:"usage"`
+	// ForecastStart is, while the job waits, when the last forecast
+	// (Snapshot.Forecast) expects it to start, and once it runs when it
+	// started; ForecastFinish is when the forecast expects it to finish.
+	// Each is left out when unknown: no forecast has seen the job yet, or
+	// it does not start within the forecast's horizon (ForecastBeyond).
+	// ForecastSource says where the job's duration estimate came from:
+	// history, annotation or cluster (docs/forecast.md).
+	ForecastStart  time.Time `json:"forecast_start,omitzero"`
+	ForecastFinish time.Time `json:"forecast_finish,omitzero"`
+	ForecastBeyond bool      `json:"forecast_beyond,omitempty"`
+	ForecastSource string    `json:"forecast_source,omitempty"`
+}
+
+// ForecastInfo says which forecast the jobs' forecast fields come from.
+type ForecastInfo struct {
+	// At is the instant of the cluster state the forecast simulated
+	// forward from; AgeSeconds is how old that state was when the
+	// snapshot was published.
+	At         time.Time `json:"at"`
+	AgeSeconds float64   `json:"age_seconds"`
+	Policy     string    `json:"policy"`
+	// CPUSeconds is what the forward simulation took.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// Error is the last attempt's error, when it failed (the fields keep
+	// the last forecast that succeeded).
+	Error string `json:"error,omitempty"`
+}
+
+// Forecast is one forecast of every job the scheduler tracks, under one
+// policy: /api/v1/forecast's items.
+type Forecast struct {
+	Policy     string        `json:"policy"`
+	At         time.Time     `json:"at"`
+	CPUSeconds float64       `json:"cpu_seconds"`
+	Jobs       []JobForecast `json:"jobs"`
+}
+
+// JobForecast is one job in a Forecast, with the meaning of JobStatus's
+// forecast fields (whether it waits is the same under every policy: it is
+// the job's state now, in /api/v1/jobs).
+type JobForecast struct {
+	Name      string    `json:"name"`
+	Namespace string    `json:"namespace"`
+	Queue     string    `json:"queue"`
+	Start     time.Time `json:"forecast_start,omitzero"`
+	Finish    time.Time `json:"forecast_finish,omitzero"`
+	Beyond    bool      `json:"forecast_beyond,omitempty"`
+	Source    string    `json:"forecast_source,omitempty"`
+	// Position is, in a what-if forecast, a waiting job's place among
+	// its queue's waiting jobs in the order they are forecast to start
+	// under the forecast's policy (1 first); 0 otherwise.
+	Position int `json:"forecast_position,omitempty"`
+}
+
+// Waits reports whether the forecast made at at saw the job not started:
+// its forecast start is not before at, or beyond the horizon. (A started
+// job's forecast start is when it started.)
+func (j JobForecast) Waits(at time.Time) bool {
+	return j.Beyond || !j.Start.IsZero() && !j.Start.Before(at)
 }
 
 // PodStatus is one pod spindle has not placed yet: where it stands and why
@@ -227,6 +286,9 @@ type Snapshot struct {
 	// (AutoAdmin's R_R); PolicyGauges builds them from the core's policy and
 	// admission. Names must match [a-z_][a-z0-9_]*.
 	Gauges map[string]float64 `json:"gauges"`
+	// Forecast is the forecast the jobs' forecast fields come from; nil
+	// before the first, or when the scheduler does not forecast.
+	Forecast *ForecastInfo `json:"forecast,omitempty"`
 
 	// Set by Publish from the Recorder's own history.
 	Decisions   []Decision  `json:"decisions"`

@@ -70,6 +70,23 @@ function amCell(j) {
   return span;
 }
 
+// forecastCell shows a job's forecast: when it should start (while it
+// waits, as the forecast saw it) and finish, and where its estimate came
+// from; the full instants are in the tooltip.
+function forecastCell(j, f) {
+  if (!f) return "";
+  if (j.forecast_beyond) return el("span", "beyond the horizon", "waiting");
+  if (!j.forecast_start) return "";
+  const start = Date.parse(j.forecast_start), at = Date.parse(f.at);
+  const t = (s) => new Date(s).toLocaleTimeString();
+  let text = start >= at ? "start " + t(j.forecast_start) + ", " : "";
+  if (j.forecast_finish) text += "finish " + t(j.forecast_finish);
+  const span = el("span", text + " (" + (j.forecast_source || "?") + ")");
+  span.title = "start " + j.forecast_start + (j.forecast_finish ? ", finish " + j.forecast_finish : "") +
+    "; estimate from " + (j.forecast_source || "?");
+  return span;
+}
+
 function drawUtil(points) {
   const W = 800, H = 200;
   const line = (f) => {
@@ -102,6 +119,8 @@ async function refresh() {
     document.getElementById("role").textContent = s.role;
     document.getElementById("synced").textContent = s.synced ? "yes" : "no";
     document.getElementById("updated").textContent = status.time ? new Date(status.time).toLocaleTimeString() : "never";
+    document.getElementById("forecast").textContent = !s.forecast ? "none" :
+      s.forecast.age_seconds.toFixed(0) + " s old" + (s.forecast.error ? " (last attempt failed: " + s.forecast.error + ")" : "");
     fill("gauges", Object.keys(s.gauges).sort().map((k) => [k, s.gauges[k]]),
       (g) => [g[0], String(Number(g[1].toFixed(6)))], "none reported");
     fill("queues", queues.items, (q) => [queueCell(q), String(q.weight), q.abs_capacity ? pct(q.abs_capacity) : "–",
@@ -110,7 +129,7 @@ async function refresh() {
       String(q.ams_admitted), String(q.ams_waiting), (q.preempted_from || 0) + " / " + (q.preempted_for || 0)], "no queues");
     fill("jobs", jobs.items, (j) => [j.name, j.namespace, j.queue, j.state, amCell(j), String(j.pods_pending),
       String(j.pods_running), String(j.pods_done), cores(j.usage.milli_cpu), mem(j.usage.memory_mib),
-      j.queue_position ? String(j.queue_position) : ""], "no jobs");
+      j.queue_position ? String(j.queue_position) : "", forecastCell(j, s.forecast)], "no jobs");
     fill("pods", pods.items.slice(0, MAX_PODS), (p) => [p.pod + (p.am ? " (AM)" : ""), p.job || "", p.queue || "",
       p.queue_position ? String(p.queue_position) : "", p.since ? new Date(p.since).toLocaleTimeString() : "", p.reason], "no pending pods");
     document.getElementById("pods-note").textContent = pods.items.length > MAX_PODS ?
