@@ -53,6 +53,7 @@ type forecaster struct {
 	running bool
 	done    chan forecastOutcome
 	skipped int
+	began   time.Time        // when the running (or last) forecast was due
 	last    *forecast.Result // the last that succeeded
 	byJob   map[string]*forecast.Job
 	lastErr error
@@ -95,6 +96,13 @@ func (f *forecaster) outcomes() <-chan forecastOutcome {
 	return f.done
 }
 
+// forecastShare is the most of one core forecasts may take: the next is
+// due no sooner than the CPU the last took, divided by forecastShare,
+// after it was due. On a large cluster, where one forecast costs more than
+// every × forecastShare, they come less often rather than take CPU from
+// binding.
+const forecastShare = 0.1
+
 // due reports whether a forecast should start now. When one falls due
 // while the last still runs, it is skipped: counted, and the next is due a
 // period later.
@@ -110,6 +118,7 @@ func (f *forecaster) due(now time.Time) bool {
 		}
 		return false
 	}
+	f.began = now
 	return true
 }
 
@@ -133,6 +142,11 @@ func (f *forecaster) start(snap *forecast.Snapshot) {
 // finish takes a forecast's outcome, on the loop.
 func (f *forecaster) finish(o forecastOutcome) {
 	f.running = false
+	if o.res != nil {
+		if next := f.began.Add(time.Duration(float64(o.res.CPU) / forecastShare)); next.After(f.next) {
+			f.next = next
+		}
+	}
 	if o.err == nil && o.res == nil {
 		o.err = errors.New("the forecast returned no result")
 	}

@@ -579,3 +579,40 @@ func TestForecastEndToEnd(t *testing.T) {
 		t.Errorf("condition = %q", msg)
 	}
 }
+
+// A forecast that took a second of CPU makes the next due ten seconds
+// later, not one period: forecasts take at most a tenth of one core.
+func TestForecastKeepsToItsShareOfACore(t *testing.T) {
+	e := newEnv(t, readyNode("a", "4", "8Gi", nil))
+	f := &fakeForecaster{answer: func(s *forecast.Snapshot, o forecast.Options) (*forecast.Result, error) {
+		return &forecast.Result{At: s.Now, Policy: o.PolicyName, CPU: time.Second}, nil
+	}}
+	o, _ := e.forecastOptions(f)
+	e.start(o)
+	e.add(mkPod("batch", "p1", "1"))
+	e.waitBound("batch/p1", "a")
+	fc := e.st.Scheduler().fc
+	e.advance(5 * time.Second)
+	if err := e.st.AwaitForecast(); err != nil {
+		t.Fatal(err)
+	}
+	// Due at 5 s; took 1 s of CPU: the next is due at 5 + 10 s, the one
+	// after at 15 + 10 s.
+	for _, step := range []struct {
+		advance time.Duration
+		calls   int
+	}{{5 * time.Second, 1}, {4 * time.Second, 1}, {time.Second, 2}} {
+		e.advance(step.advance)
+		if fc.running {
+			if err := e.st.AwaitForecast(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := f.calls(); got != step.calls {
+			t.Fatalf("after %v more: %d forecasts, want %d", step.advance, got, step.calls)
+		}
+	}
+	if fc.skipped != 0 {
+		t.Errorf("skipped = %d: a forecast not due is not skipped", fc.skipped)
+	}
+}
