@@ -15,6 +15,8 @@ import (
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/spindle-sched/spindle/kube/served"
 )
 
 // Stepper runs a Scheduler's event loop by hand, on the caller's goroutine:
@@ -245,7 +247,7 @@ func (st *Stepper) watch() (bool, error) {
 			cs[i] = &pcs.Items[i]
 		}
 		st.deliver(st.priorityClasses, kindPriorityClass, cs)
-		vl, err := st.s.o.Dynamic.Resource(volcanoGVR).Namespace("").List(st.ctx, metav1.ListOptions{})
+		vl, err := st.s.o.Dynamic.Resource(served.VolcanoGVR).Namespace("").List(st.ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, fmt.Errorf("list volcano podgroups: %w", err)
 		}

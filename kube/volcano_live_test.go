@@ -19,6 +19,7 @@ import (
 	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 	"github.com/spindle-sched/spindle/kube/observe"
 	"github.com/spindle-sched/spindle/kube/podmap"
+	"github.com/spindle-sched/spindle/kube/served"
 )
 
 // installVolcanoCRD makes the apiserver serve Volcano's PodGroup
@@ -45,7 +46,7 @@ func installVolcanoCRD(t *testing.T, c *kubetest.Cluster) dynamic.Interface {
 		t.Fatalf("create the Volcano PodGroup CRD: %v", err)
 	}
 	liveWait(t, "the Volcano PodGroup CRD served", func() (bool, error) {
-		return servesResource(c.Client, podmap.VolcanoGroup+"/"+podmap.VolcanoVersion, podmap.VolcanoResource), nil
+		return served.VolcanoPodGroups(c.Client), nil
 	})
 	return dyn
 }
@@ -55,7 +56,7 @@ func createVolcanoGroup(t *testing.T, dyn dynamic.Interface, ns, name string, sp
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": podmap.VolcanoGroup + "/" + podmap.VolcanoVersion, "kind": "PodGroup",
 		"metadata": map[string]any{"namespace": ns, "name": name}, "spec": spec}}
-	if _, err := dyn.Resource(volcanoGVR).Namespace(ns).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+	if _, err := dyn.Resource(served.VolcanoGVR).Namespace(ns).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create Volcano PodGroup %s/%s: %v", ns, name, err)
 	}
 }

@@ -55,3 +55,30 @@ func TestRecordKeepsGangGroups(t *testing.T) {
 		t.Errorf("recorded workload invalid: %v", err)
 	}
 }
+
+// A live recording applies the PodGroup objects the watch brings, seen
+// before or after the pods: their minimum wins over the pods' own, and a
+// Volcano queue becomes the job's.
+func TestRecordAppliesPodGroups(t *testing.T) {
+	f, buf := newFake(t, Options{Schedulers: []string{"spindle"}}, node("a", "8", "16Gi"))
+	f.r.PodGroup([]byte(`{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"namespace": "ml", "name": "pg-1"}, "spec": {"minMember": 3, "queue": "root.ml"}}`))
+	if err := f.r.Begin(at(0)); err != nil {
+		t.Fatal(err)
+	}
+	sp := schedulerName("spindle")
+	vol := withAnnotations("scheduling.k8s.io/group-name", "pg-1", "spindle.io/min-members", "2")
+	for _, n := range []string{"w-0", "w-1", "w-2"} {
+		f.create(at(1), "ml", n, "1", "1Gi", vol, sp)
+	}
+	for _, n := range []string{"w-0", "w-1", "w-2"} {
+		f.life("ml/"+n, "a", 1.5, 2, 10)
+	}
+	w, s := f.close(at(20), buf)
+	vj := job(t, w, "ml/volcano/pg-1")
+	if vj.MinMembers != 3 || vj.Queue != "root.ml" {
+		t.Errorf("volcano job: min_members %d, queue %q; want 3, root.ml", vj.MinMembers, vj.Queue)
+	}
+	if s.PodGroups != 1 || s.PodGroupsUnused != 0 {
+		t.Errorf("podgroups %d read, %d unused; want 1, 0", s.PodGroups, s.PodGroupsUnused)
+	}
+}

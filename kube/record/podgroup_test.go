@@ -17,8 +17,11 @@ func volcanoGangPods(t *testing.T) []any {
 	}
 	vol := withAnnotations("scheduling.k8s.io/group-name", "pg-1")
 	var out []any
-	for _, n := range []string{"w-0", "w-1", "w-2"} {
+	names := []string{"w-0", "w-1", "w-2"}
+	for _, n := range names {
 		f.create(at(1), "ml", n, "1", "1Gi", vol)
+	}
+	for _, n := range names {
 		f.life("ml/"+n, "a", 1.5, 2, 10)
 		out = append(out, f.pod["ml/"+n])
 	}
