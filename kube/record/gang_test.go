@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/spindle-sched/spindle/clock"
 )
 
 func withAnnotations(kv ...string) podOpt {
@@ -31,7 +33,8 @@ func TestRecordKeepsGangGroups(t *testing.T) {
 	f.create(at(1), "ml", "w-1", "1", "1Gi", vol, sp)
 	f.create(at(1), "ml", "w-2", "1", "1Gi", vol, sp)
 	yk := withLabels("applicationId", "app-1", "yunikorn.apache.org/queue", "root.sandbox")
-	tg := withAnnotations("yunikorn.apache.org/task-groups", `[{"name":"a","minMember":1,"minResource":{"cpu":"1"}},{"name":"b","minMember":1}]`)
+	tg := withAnnotations("yunikorn.apache.org/task-groups", `[{"name":"a","minMember":1,"minResource":{"cpu":"1"}},{"name":"b","minMember":1}]`,
+		"yunikorn.apache.org/schedulingPolicyParameters", "placeholderTimeoutInSeconds=30")
 	f.create(at(2), "yk", "p-0", "1", "1Gi", yk, tg, sp)
 	f.create(at(2), "yk", "p-1", "1", "1Gi", yk, sp)
 	for _, k := range []string{"ml/w-0", "ml/w-1", "ml/w-2"} {
@@ -48,8 +51,11 @@ func TestRecordKeepsGangGroups(t *testing.T) {
 	if vj.MinMembers != 2 || vj.Tasks() != 3 {
 		t.Errorf("volcano job: min_members %d, %d tasks; want 2 and 3", vj.MinMembers, vj.Tasks())
 	}
-	if yj.MinMembers != 2 || yj.Tasks() != 2 || yj.Queue != "root.sandbox" {
-		t.Errorf("yunikorn job: min_members %d, %d tasks, queue %q; want 2, 2, root.sandbox", yj.MinMembers, yj.Tasks(), yj.Queue)
+	if yj.MinMembers != 2 || yj.Tasks() != 2 || yj.Queue != "root.sandbox" || yj.GangTimeout != 30*clock.Second {
+		t.Errorf("yunikorn job: min_members %d, %d tasks, queue %q, gang_timeout %v; want 2, 2, root.sandbox, 30s", yj.MinMembers, yj.Tasks(), yj.Queue, yj.GangTimeout)
+	}
+	if vj.GangTimeout != 0 {
+		t.Errorf("volcano job: gang_timeout %v, want none (its pods declare none)", vj.GangTimeout)
 	}
 	if err := w.Validate(); err != nil {
 		t.Errorf("recorded workload invalid: %v", err)
