@@ -138,7 +138,8 @@ func volcanoPod(name string) string {
 }
 
 // TestTraceConvertKubePodGroups: a Volcano gang's PodGroup, dumped beside
-// its pods (kubectl get podgroups -A -o yaml), keeps its minMember and
+// its pods in a directory (kubectl get podgroups -A -o yaml >podgroups.yaml;
+// services.json is skipped), keeps its minMember and
 // queue in the converted workload; a PodGroup naming no pod is counted.
 func TestTraceConvertKubePodGroups(t *testing.T) {
 	dir := t.TempDir()
@@ -162,17 +163,18 @@ items:
     metadata: {namespace: ml, name: pg-idle}
     spec: {minMember: 2}
 `
-	for name, text := range map[string]string{"all.yaml": pods, "podgroups.yaml": groups} {
+	for name, text := range map[string]string{"pods.yaml": pods, "podgroups.yaml": groups, "services.json": "{}"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	out := filepath.Join(t.TempDir(), "w.yaml")
-	_, errOut, code := run(t, "trace", "convert", "--from", "kube", filepath.Join(dir, "all.yaml"), filepath.Join(dir, "podgroups.yaml"), "--scheduler-name", "default-scheduler", "-o", out)
+	_, errOut, code := run(t, "trace", "convert", "--from", "kube", dir, "--scheduler-name", "default-scheduler", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(errOut, "podgroups: 2 read") || !strings.Contains(errOut, "1 naming no pod") {
+	if !strings.Contains(errOut, "podgroups: 2 read") || !strings.Contains(errOut, "1 naming no pod") ||
+		!strings.Contains(errOut, "read 6 objects from 2 file(s)") {
 		t.Errorf("stderr lacks the podgroup counts:\n%s", errOut)
 	}
 	w, err := workload.Load(out)
