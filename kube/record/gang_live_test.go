@@ -10,8 +10,6 @@ import (
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/spindle-sched/spindle/internal/controlplane/kubetest"
 	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
@@ -26,32 +24,8 @@ func TestLiveRecordsVolcanoGang(t *testing.T) {
 	c := kubetest.Start(t, kubetest.Options{Nodes: 1, NodeCPU: "8", NodeMemory: "32Gi", Scheduler: true})
 	bin := buildSpindle(t)
 	ctx := context.Background()
-	dyn, err := dynamic.NewForConfig(c.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crd := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": podmap.VolcanoResource + "." + podmap.VolcanoGroup},
-		"spec": map[string]any{
-			"group": podmap.VolcanoGroup, "scope": "Namespaced",
-			"names": map[string]any{"kind": "PodGroup", "listKind": "PodGroupList", "plural": podmap.VolcanoResource, "singular": "podgroup"},
-			"versions": []any{map[string]any{"name": podmap.VolcanoVersion, "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
-		}}}
-	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	if _, err := dyn.Resource(crds).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	wait := func(what string, cond func() (bool, error)) {
-		t.Helper()
-		wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-		defer cancel()
-		if err := localcluster.Poll(wctx, 200*time.Millisecond, cond); err != nil {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-	}
-	wait("the CRD served", func() (bool, error) { return served.VolcanoPodGroups(c.Client), nil })
+	dyn := kubetest.InstallCRD(t, c, podmap.VolcanoGroup, podmap.VolcanoVersion, "PodGroup", podmap.VolcanoResource)
+	waitLive(t, "the CRD served", func() (bool, error) { return served.VolcanoPodGroups(c.Client), nil })
 	if _, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ml"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +52,7 @@ func TestLiveRecordsVolcanoGang(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wait("the gang done", func() (bool, error) {
+	waitLive(t, "the gang done", func() (bool, error) {
 		for _, n := range names {
 			p, err := c.Client.CoreV1().Pods("ml").Get(ctx, n, metav1.GetOptions{})
 			if err != nil || p.Status.Phase != corev1.PodSucceeded {
@@ -108,5 +82,16 @@ func TestLiveRecordsVolcanoGang(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no job ml/volcano/train in the recording\n%s", summary)
+	}
+}
+
+// waitLive polls cond until it holds, for at most 90 s, else fails t
+// naming what it waited for.
+func waitLive(t *testing.T, what string, cond func() (bool, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if err := localcluster.Poll(ctx, 200*time.Millisecond, cond); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
