@@ -10,11 +10,11 @@ import (
 )
 
 // What 'spindle kube record' calls, and nothing else: list and watch of
-// pods and nodes (kube/record.Watch).
+// pods, nodes and PodGroups (kube/record/listwatch.Watch).
 func TestRecorderRoleGrantsExactlyListAndWatch(t *testing.T) {
 	m := load(t)
 	cr := m.get(t, "ClusterRole", "", "spindle-recorder").(*rbacv1.ClusterRole)
-	want := []string{"nodes list", "nodes watch", "pods list", "pods watch"}
+	want := []string{"nodes list", "nodes watch", "pods list", "pods watch", "scheduling.k8s.io podgroups list", "scheduling.k8s.io podgroups watch", "scheduling.volcano.sh podgroups list", "scheduling.volcano.sh podgroups watch"}
 	if got := grants(cr.Rules); !slices.Equal(got, want) {
 		t.Errorf("ClusterRole spindle-recorder grants\n  %s\nwant exactly\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}

@@ -25,7 +25,6 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
@@ -42,6 +41,7 @@ import (
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/kube/observe"
 	"github.com/spindle-sched/spindle/kube/podmap"
+	"github.com/spindle-sched/spindle/kube/served"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -349,7 +349,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if _, err := nodeInf.Informer().AddEventHandler(s.handler(kindNode)); err != nil {
 		return fmt.Errorf("node informer: %w", err)
 	}
-	if servesPodGroups(s.o.Client) {
+	if served.PodGroups(s.o.Client) {
 		groupInf := f.Scheduling().V1beta1().PodGroups()
 		s.groupLister = groupInf.Lister()
 		if _, err := groupInf.Informer().AddEventHandler(s.handler(kindGroup)); err != nil {
@@ -358,11 +358,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		s.o.Log.Info("reading Kubernetes PodGroups", "api", schedulingv1beta1.SchemeGroupVersion.String())
 	}
 	var df dynamicinformer.DynamicSharedInformerFactory
-	if s.o.Dynamic != nil && servesResource(s.o.Client, podmap.VolcanoGroup+"/"+podmap.VolcanoVersion, podmap.VolcanoResource) {
+	if s.o.Dynamic != nil && served.VolcanoPodGroups(s.o.Client) {
 		// The dynamic client reads the CRD without Volcano's Go module:
 		// spindle reads four fields of its spec (podmap.VolcanoPodGroup).
 		df = dynamicinformer.NewDynamicSharedInformerFactory(s.o.Dynamic, 0)
-		inf := df.ForResource(volcanoGVR).Informer()
+		inf := df.ForResource(served.VolcanoGVR).Informer()
 		s.volcanoGroups = inf.GetIndexer()
 		if _, err := inf.AddEventHandler(s.handler(kindVolcanoGroup)); err != nil {
 			return fmt.Errorf("volcano podgroup informer: %w", err)
@@ -810,28 +810,6 @@ func everything() labels.Selector { return labels.Everything() }
 
 var _ sched.PreemptObserver = (*coreDriver)(nil)
 
-// servesPodGroups reports whether the apiserver serves Kubernetes'
-// PodGroups (scheduling.k8s.io/v1beta1 podgroups); a discovery error counts
-// as no, so a cluster without the API is scheduled as before.
-func servesPodGroups(c kubernetes.Interface) bool {
-	return servesResource(c, schedulingv1beta1.SchemeGroupVersion.String(), "podgroups")
-}
-
-// servesResource reports whether the apiserver serves resource in
-// groupVersion; a discovery error counts as no.
-func servesResource(c kubernetes.Interface, groupVersion, resource string) bool {
-	rl, err := c.Discovery().ServerResourcesForGroupVersion(groupVersion)
-	if err != nil || rl == nil {
-		return false
-	}
-	for _, r := range rl.APIResources {
-		if r.Name == resource {
-			return true
-		}
-	}
-	return false
-}
-
 // notSynced names an informer of a factory's WaitForCacheSync answer that
 // did not sync, or is "".
 func notSynced[K comparable](synced map[K]bool) string {
@@ -842,9 +820,6 @@ func notSynced[K comparable](synced map[K]bool) string {
 	}
 	return ""
 }
-
-// volcanoGVR is Volcano's PodGroup resource.
-var volcanoGVR = schema.GroupVersionResource{Group: podmap.VolcanoGroup, Version: podmap.VolcanoVersion, Resource: podmap.VolcanoResource}
 
 // volcanoKey is the key pods waiting for Volcano PodGroup nsName
 // (namespace/name) wait under, apart from Kubernetes PodGroups'.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spindle-sched/spindle/kube/forecast"
 	"github.com/spindle-sched/spindle/kube/observe"
+	"github.com/spindle-sched/spindle/kube/served"
 )
 
 // Stepper runs a Scheduler's event loop by hand, on the caller's goroutine:
@@ -270,7 +271,7 @@ func (st *Stepper) watch() (bool, error) {
 			cs[i] = &pcs.Items[i]
 		}
 		st.deliver(st.priorityClasses, kindPriorityClass, cs)
-		vl, err := st.s.o.Dynamic.Resource(volcanoGVR).Namespace("").List(st.ctx, metav1.ListOptions{})
+		vl, err := st.s.o.Dynamic.Resource(served.VolcanoGVR).Namespace("").List(st.ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, fmt.Errorf("list volcano podgroups: %w", err)
 		}

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -229,9 +228,7 @@ func (s *Scheduler) newPod(now clock.Time, key string, p *v1.Pod) *podState {
 			s.hold(ps, fmt.Sprintf("waiting for its PodGroup %s (scheduling.k8s.io/v1beta1) to exist", ps.awaitsGroup))
 			return ps
 		}
-		if gang := g.Spec.SchedulingPolicy.Gang; gang != nil && gang.MinCount > 0 {
-			gp.min = int(gang.MinCount)
-		}
+		gp.min = podmap.PodGroupMin(g)
 	}
 	if js == nil && id.Kind == podmap.KindVolcano && s.volcanoGroups != nil {
 		var why string
@@ -293,13 +290,8 @@ func (s *Scheduler) volcanoPolicy(p *v1.Pod, id *podIdentity) (gp groupPolicy, w
 	if err != nil {
 		return gp, fmt.Sprintf("refused: Volcano PodGroup %s: %v", key, err)
 	}
-	gp.min, gp.minResources = vg.MinMember, vg.MinResources
-	if gp.min == 0 && !gp.minResources.IsZero() {
-		gp.min = 1 // minResources alone still gate the job
-	}
-	if vg.Queue != "" && !strings.HasPrefix(id.QueueFrom, "label "+podmap.LabelQueue) {
-		id.Queue, id.QueueFrom = vg.Queue, "Volcano PodGroup "+key+" spec.queue"
-	}
+	gp.min, gp.minResources = vg.Min(), vg.MinResources
+	vg.ApplyQueue(id, key)
 	if name := vg.PriorityClassName; name != "" {
 		pc, err := s.priorityClasses.Get(name)
 		if err != nil {

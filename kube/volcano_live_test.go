@@ -12,13 +12,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/spindle-sched/spindle/internal/controlplane/kubetest"
 	"github.com/spindle-sched/spindle/internal/controlplane/localcluster"
 	"github.com/spindle-sched/spindle/kube/observe"
 	"github.com/spindle-sched/spindle/kube/podmap"
+	"github.com/spindle-sched/spindle/kube/served"
 )
 
 // installVolcanoCRD makes the apiserver serve Volcano's PodGroup
@@ -27,25 +27,9 @@ import (
 // discovery lists the resource.
 func installVolcanoCRD(t *testing.T, c *kubetest.Cluster) dynamic.Interface {
 	t.Helper()
-	dyn, err := dynamic.NewForConfig(c.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crd := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": podmap.VolcanoResource + "." + podmap.VolcanoGroup},
-		"spec": map[string]any{
-			"group": podmap.VolcanoGroup, "scope": "Namespaced",
-			"names": map[string]any{"kind": "PodGroup", "listKind": "PodGroupList", "plural": podmap.VolcanoResource, "singular": "podgroup", "shortNames": []any{"pg"}},
-			"versions": []any{map[string]any{"name": podmap.VolcanoVersion, "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
-		}}}
-	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	if _, err := dyn.Resource(crds).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create the Volcano PodGroup CRD: %v", err)
-	}
+	dyn := kubetest.InstallCRD(t, c, podmap.VolcanoGroup, podmap.VolcanoVersion, "PodGroup", podmap.VolcanoResource)
 	liveWait(t, "the Volcano PodGroup CRD served", func() (bool, error) {
-		return servesResource(c.Client, podmap.VolcanoGroup+"/"+podmap.VolcanoVersion, podmap.VolcanoResource), nil
+		return served.VolcanoPodGroups(c.Client), nil
 	})
 	return dyn
 }
@@ -55,7 +39,7 @@ func createVolcanoGroup(t *testing.T, dyn dynamic.Interface, ns, name string, sp
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": podmap.VolcanoGroup + "/" + podmap.VolcanoVersion, "kind": "PodGroup",
 		"metadata": map[string]any{"namespace": ns, "name": name}, "spec": spec}}
-	if _, err := dyn.Resource(volcanoGVR).Namespace(ns).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+	if _, err := dyn.Resource(served.VolcanoGVR).Namespace(ns).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create Volcano PodGroup %s/%s: %v", ns, name, err)
 	}
 }

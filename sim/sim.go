@@ -653,7 +653,7 @@ func (s *simulator) arrive() {
 		s.q.push(s.w.Jobs[s.order[s.next]].Submit, evArrival, 0, nil)
 	}
 	spec := &sched.JobSpec{
-		Key: wj.ID, Name: wj.Name, Queue: wj.Queue, User: wj.User, Priority: wj.Priority, AM: wj.AM, MinMembers: wj.MinMembers,
+		Key: wj.ID, Name: wj.Name, Queue: wj.Queue, User: wj.User, Priority: wj.Priority, AM: wj.AM, MinMembers: wj.MinMembers, GangTimeout: wj.GangTimeout,
 		Deadline: wj.Deadline, Estimate: s.est.estimate(wj),
 		Phases: make([]sched.PhaseSpec, len(wj.Phases)),
 	}

@@ -101,7 +101,8 @@ func convertKube(c *conv) error {
 // --output-directory` (nodes.json, then NAMESPACE/pods.json and
 // events.json) and must-gather (namespaces/NS/core/pods.yaml,
 // namespaces/NS/pods/NAME/NAME.yaml, cluster-scoped-resources/core/nodes/
-// NAME.yaml) lay a cluster out: the files named pods, nodes or events, and
+// NAME.yaml) lay a cluster out: the files named pods, nodes, events or
+// podgroups, and
 // the JSON or YAML files under a directory of those names, in name order.
 // The others (services, logs, ...) are skipped and counted.
 func kubeInputs(paths []string) (srcs []source, skipped int64, err error) {
@@ -140,7 +141,7 @@ func kubeInputs(paths []string) (srcs []source, skipped int64, err error) {
 			return nil, 0, fmt.Errorf("trace input: %w", err)
 		}
 		if len(found) == 0 {
-			return nil, 0, fmt.Errorf("trace input %s: the directory holds no pods, nodes or events files (pods.json, nodes.yaml, ...: the layouts of kubectl cluster-info dump --output-directory and must-gather)", p)
+			return nil, 0, fmt.Errorf("trace input %s: the directory holds no pods, nodes, events or podgroups files (pods.json, nodes.yaml, ...: the layouts of kubectl cluster-info dump --output-directory and must-gather)", p)
 		}
 		sort.Strings(found)
 		for _, f := range found {
@@ -150,12 +151,12 @@ func kubeInputs(paths []string) (srcs []source, skipped int64, err error) {
 	return srcs, skipped, nil
 }
 
-var kubeKinds = []string{"pods", "nodes", "events"}
+var kubeKinds = []string{"pods", "nodes", "events", "podgroups"}
 
 // kubeFile reports whether a file at rel (inside a walked directory) holds
-// pods, nodes or events by its name: pods.json, nodes.yaml.gz,
-// events.ndjson, or any JSON or YAML file under a directory named pods,
-// nodes or events.
+// pods, nodes, events or PodGroups by its name: pods.json, nodes.yaml.gz,
+// events.ndjson, podgroups.yaml, or any JSON or YAML file under a
+// directory of one of those names.
 func kubeFile(rel string) bool {
 	base := strings.TrimSuffix(filepath.Base(rel), ".gz")
 	ext := filepath.Ext(base)

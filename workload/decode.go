@@ -181,11 +181,11 @@ var (
 	vectorMapping  = mapping{[]string{"vcores", "memory_mb", "gpus", "disk_mb"}, nil}
 	loadMapping    = mapping{[]string{"points", "period"}, []string{"points"}}
 	queueMapping   = mapping{[]string{"name", "capacity", "max_capacity", "weight", "disable_preemption"}, []string{"name", "capacity"}}
-	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "min_members", "am", "deadline", "estimate", "node_selector", "tolerations", "recorded", "phases"}, []string{"id", "phases"}}
+	jobMapping     = mapping{[]string{"id", "name", "user", "submit", "queue", "priority", "min_members", "gang_timeout", "am", "deadline", "estimate", "node_selector", "tolerations", "recorded", "phases"}, []string{"id", "phases"}}
 	phaseMapping   = mapping{[]string{"name", "tasks", "request", "duration", "start_after", "started", "unfinished"}, []string{"tasks", "request", "duration"}}
 )
 
-const maxKeys = 14 // the most keys of any mapping above
+const maxKeys = 15 // the most keys of any mapping above
 
 // decoder decodes the schema from a puller, collecting every problem rather
 // than stopping at the first.
@@ -720,6 +720,14 @@ func (d *decoder) job(j *Job) {
 			default:
 				j.MinMembers = int(v)
 			}
+		case "gang_timeout":
+			v, ok := d.durationOK()
+			if ok && v == 0 {
+				// Zero in the struct means "the simulator's default", so
+				// an explicit zero would be silently dropped.
+				d.ruleErrorf(line, "must be > 0")
+			}
+			j.GangTimeout = v
 		case "am":
 			j.AM = d.vector()
 		case "deadline", "estimate":

@@ -44,6 +44,14 @@ w.yaml:9: jobs[2].tolerations[2].effect: "Later" is not one of NoSchedule, Prefe
 		{"selector value not a string", "w.json", "{\"version\": 1, \"cluster\": {\"nodes\": [{\"vcores\": 1, \"memory_mb\": 1, \"labels\": {\"a\": 1}}]}, " +
 			"\"jobs\": [{\"id\": \"a\", \"phases\": [{\"tasks\": 1, \"request\": {\"vcores\": 1, \"memory_mb\": 1}, \"duration\": 1}]}]}",
 			"w.json:1: cluster.nodes[0].labels.a: must be a string, got a number"},
+		// Gangs.
+		{"gang timeout", "w.yaml", "version: 1\n" + okCluster + "jobs:\n" +
+			"  - {id: a, min_members: 1, gang_timeout: 0, phases: [" + okPhase + "]}\n" +
+			"  - {id: b, gang_timeout: 30s, phases: [" + okPhase + "]}\n" +
+			"  - {id: c, min_members: 1, gang_timeout: -5s, phases: [" + okPhase + "]}\n",
+			`w.yaml:4: jobs[0].gang_timeout: must be > 0
+w.yaml:5: jobs[1].gang_timeout: needs min_members (only a gang has a timeout)
+w.yaml:6: jobs[2].gang_timeout: must be > 0`},
 		// Structure.
 		{"unknown root field", "w.yaml", "version: 1\nfoo: 1\n" + okCluster + okJobs,
 			"w.yaml:2: foo: unknown field (want one of version, cluster, queues, jobs)"},
@@ -65,7 +73,7 @@ w.yaml:10: jobs[0].phases[0].request.mem: unknown field (want one of vcores, mem
 w.yaml:12: jobs[0].phases[0].durations: unknown field (want one of name, tasks, request, duration, start_after, started, unfinished)`},
 		{"unknown field json", "w.json", "{\"version\": 1,\n \"jobs\": [{\"id\": \"a\", \"\\u00e9\": {\"deep\": [1, {}]}}]}",
 			`w.json:1: cluster: is required
-w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, priority, min_members, am, deadline, estimate, node_selector, tolerations, recorded, phases)
+w.json:2: jobs[0]."é": unknown field (want one of id, name, user, submit, queue, priority, min_members, gang_timeout, am, deadline, estimate, node_selector, tolerations, recorded, phases)
 w.json:2: jobs[0].phases: is required`},
 		{"duplicate key yaml", "w.yaml", "version: 1\n" + okCluster + "jobs:\n  - id: a\n    id: b\n    phases: [" + okPhase + "]\n",
 			"w.yaml:5: jobs[0].id: duplicate key (first at line 4)"},

@@ -431,6 +431,12 @@ func (c *checker) job(j *Job, ids map[string]int, queues map[string]bool, nodes 
 			c.add("min_members", "must be in [1, %d] (the AM and the first phase's tasks)", most)
 		}
 	}
+	if j.GangTimeout != 0 {
+		c.duration("gang_timeout", j.GangTimeout, true)
+		if j.MinMembers == 0 {
+			c.add("gang_timeout", "needs min_members (only a gang has a timeout)")
+		}
+	}
 	if len(j.Phases) == 0 {
 		c.add("phases", "must not be empty")
 	}

@@ -218,6 +218,12 @@ type Job struct {
 	// and then tasks of its first phase, fit the cluster's free room
 	// together. 0 (absent): no minimum.
 	MinMembers int
+	// GangTimeout, optional with MinMembers, is how long the gang may
+	// hold the room of members not yet placed before it is released (a
+	// YuniKorn placeholderTimeoutInSeconds, the live scheduler's
+	// --gang-timeout); 0 (absent): the simulator's default
+	// (sched.DefaultGangTimeout).
+	GangTimeout clock.Duration
 
 	// NodeSelector and Tolerations, both optional, say which node groups
 	// the job's AM and tasks may use (Job.Admits), as a pod's

@@ -432,6 +432,10 @@ func (e *encoder) jobFields(j *Job, sep string) {
 		e.key(&first, sep, "min_members")
 		e.int(int64(j.MinMembers))
 	}
+	if j.GangTimeout != 0 {
+		e.key(&first, sep, "gang_timeout")
+		e.duration(j.GangTimeout)
+	}
 	if j.AM != DefaultAM {
 		e.key(&first, sep, "am")
 		e.vector(j.AM)

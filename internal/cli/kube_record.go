@@ -90,6 +90,12 @@ out, and why.`,
 			if err != nil {
 				return err
 			}
+			// Volcano's PodGroups (a gang's minimum and queue) come
+			// through the dynamic client, where the cluster serves them.
+			dyn, err := dynamicClient(kubeconfig, qps, burst, "spindle-record", nil)
+			if err != nil {
+				return err
+			}
 			stderr := cmd.ErrOrStderr()
 			f, err := createOutput(out)
 			if err != nil {
@@ -106,7 +112,7 @@ out, and why.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			wo := listwatch.Options{Namespace: ns, Duration: duration}
+			wo := listwatch.Options{Namespace: ns, Duration: duration, Dynamic: dyn}
 			if !quiet {
 				wo.Progress = stderr
 				scope := "every namespace"

@@ -109,3 +109,86 @@ func TestTraceConvertKubeDir(t *testing.T) {
 		}
 	}
 }
+
+// volcanoPod is a finished pod of Volcano PodGroup pg-1 in a dump.
+func volcanoPod(name string) string {
+	return `  - apiVersion: v1
+    kind: Pod
+    metadata:
+      annotations: {scheduling.k8s.io/group-name: pg-1}
+      creationTimestamp: "2026-03-01T10:10:00Z"
+      name: ` + name + `
+      namespace: ml
+      resourceVersion: "41"
+      uid: uid-` + name + `
+    spec:
+      containers:
+        - {name: main, resources: {requests: {cpu: "1", memory: 1Gi}}}
+      nodeName: node-a
+      schedulerName: default-scheduler
+    status:
+      conditions:
+        - {lastTransitionTime: "2026-03-01T10:10:01Z", status: "True", type: PodScheduled}
+      containerStatuses:
+        - name: main
+          state: {terminated: {exitCode: 0, startedAt: "2026-03-01T10:10:02Z", finishedAt: "2026-03-01T10:10:32Z"}}
+      phase: Succeeded
+      startTime: "2026-03-01T10:10:02Z"
+`
+}
+
+// TestTraceConvertKubePodGroups: a Volcano gang's PodGroup, dumped beside
+// its pods in a directory (kubectl get podgroups -A -o yaml >podgroups.yaml;
+// services.json is skipped), keeps its minMember and
+// queue in the converted workload; a PodGroup naming no pod is counted.
+func TestTraceConvertKubePodGroups(t *testing.T) {
+	dir := t.TempDir()
+	pods := `apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: Node
+    metadata: {name: node-a, uid: uid-node-a}
+    status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+` + volcanoPod("w-0") + volcanoPod("w-1") + volcanoPod("w-2")
+	groups := `apiVersion: v1
+kind: List
+items:
+  - apiVersion: scheduling.volcano.sh/v1beta1
+    kind: PodGroup
+    metadata: {namespace: ml, name: pg-1}
+    spec: {minMember: 3, queue: root.ml}
+  - apiVersion: scheduling.volcano.sh/v1beta1
+    kind: PodGroup
+    metadata: {namespace: ml, name: pg-idle}
+    spec: {minMember: 2}
+`
+	for name, text := range map[string]string{"pods.yaml": pods, "podgroups.yaml": groups, "services.json": "{}"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "w.yaml")
+	_, errOut, code := run(t, "trace", "convert", "--from", "kube", dir, "--scheduler-name", "default-scheduler", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "podgroups: 2 read") || !strings.Contains(errOut, "1 naming no pod") ||
+		!strings.Contains(errOut, "read 6 objects from 2 file(s)") {
+		t.Errorf("stderr lacks the podgroup counts:\n%s", errOut)
+	}
+	w, err := workload.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) != 1 || w.Jobs[0].MinMembers != 3 || w.Jobs[0].Queue != "root.ml" || w.Jobs[0].Tasks() != 3 {
+		t.Fatalf("jobs %+v; want one of 3 tasks, min_members 3, queue root.ml", w.Jobs)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "min_members: 3") {
+		t.Errorf("the written workload lacks min_members: 3:\n%s", text)
+	}
+}

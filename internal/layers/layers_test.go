@@ -62,6 +62,9 @@ var rules = []rule{
 	// The pod mapping is a leaf every Kubernetes-facing package shares.
 	{"kube/podmap", []string{"clock", "resource"}},
 	{"kube/replay", cat(core, data, []string{"kube/kwok"})},
+	// Which group APIs a cluster serves: the scheduler and the recorder
+	// must decide alike whether to read PodGroups.
+	{"kube/served", []string{"kube/podmap"}},
 	// The recorder reads pods as the scheduler maps them, and writes a
 	// workload.
 	{"kube/record", cat(core, data, []string{"kube/podmap"})},
@@ -73,7 +76,7 @@ var rules = []rule{
 	{"kube/...", cat(core, []string{"kube/..."})},
 	// The driver hands the forecast its snapshots (whose queues are in
 	// the workload format) and publishes what it returns.
-	{"kube", cat(core, []string{"kube/observe", "kube/podmap", "kube/forecast", "workload"})},
+	{"kube", cat(core, []string{"kube/observe", "kube/podmap", "kube/forecast", "kube/served", "workload"})},
 
 	// Assemblies.
 	{"runner/simtest", []string{"runner", "workload"}},

@@ -3,8 +3,10 @@ package podmap
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/spindle-sched/spindle/resource"
 )
@@ -66,4 +68,32 @@ func ParseVolcanoPodGroup(obj map[string]any) (VolcanoPodGroup, error) {
 	}
 	out.Queue, out.PriorityClassName = pg.Spec.Queue, pg.Spec.PriorityClassName
 	return out, nil
+}
+
+// Min is the gang minimum the PodGroup sets: MinMember, else 1 when
+// MinResources alone gate the job (the room must be there before any pod
+// is placed), else 0.
+func (g VolcanoPodGroup) Min() int {
+	if g.MinMember == 0 && !g.MinResources.IsZero() {
+		return 1
+	}
+	return g.MinMember
+}
+
+// ApplyQueue gives id the PodGroup's queue (key, namespace/name, names it
+// in QueueFrom) unless the pod names spindle.io/queue, spindle's own word,
+// which wins.
+func (g VolcanoPodGroup) ApplyQueue(id *Identity, key string) {
+	if g.Queue != "" && !strings.HasPrefix(id.QueueFrom, "label "+LabelQueue) {
+		id.Queue, id.QueueFrom = g.Queue, "Volcano PodGroup "+key+" spec.queue"
+	}
+}
+
+// PodGroupMin is the gang minimum of a Kubernetes PodGroup
+// (scheduling.k8s.io/v1beta1): its gang policy's minCount, 0 without one.
+func PodGroupMin(g *schedulingv1beta1.PodGroup) int {
+	if gang := g.Spec.SchedulingPolicy.Gang; gang != nil && gang.MinCount > 0 {
+		return int(gang.MinCount)
+	}
+	return 0
 }

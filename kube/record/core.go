@@ -35,6 +35,11 @@ type core struct {
 	// pods, approxStarts those whose first start is the pod's startTime.
 	restarts, restartPods, approxStarts int64
 	restartLost                         time.Duration
+
+	// groups are the PodGroup objects read, by the job identity of the
+	// pods that name them (groups.go); podGroups counts them.
+	groups    map[string]*podGroup
+	podGroups int
 }
 
 // sink receives the workload: a Streamer writes it out job by job; a
@@ -129,6 +134,7 @@ func (c *core) written(j *jobRec, pods int) {
 
 // emit writes j to the workload, or counts why it is left out.
 func (c *core) emit(j *jobRec) error {
+	c.applyGroup(j)
 	wj, ok := c.b.build(j, c.opt.Running, c.nodes.largest)
 	if !ok {
 		return nil
@@ -184,6 +190,7 @@ func (c *core) finish() (*Summary, error) {
 		Left: c.leftOut, External: c.ext, Adjusted: c.adjusted, Examples: c.examples,
 		Malformed: c.malformedEx, Restarts: c.restarts, RestartedPods: c.restartPods, RestartLost: c.restartLost,
 		ApproxStarts: c.approxStarts, LatencyCapped: c.lat.capped,
+		PodGroups: c.podGroups, PodGroupsUnused: c.unusedGroups(),
 	}
 	if c.first >= 0 {
 		s.Span = time.Duration(c.last-c.first) * time.Microsecond

@@ -36,7 +36,7 @@ type object struct {
 }
 
 // listKinds maps a typed list's kind to its items'.
-var listKinds = map[string]string{"PodList": "Pod", "NodeList": "Node", "EventList": "Event"}
+var listKinds = map[string]string{"PodList": "Pod", "NodeList": "Node", "EventList": "Event", "PodGroupList": "PodGroup"}
 
 // objectReader reads the objects of one input.
 type objectReader struct {

@@ -29,10 +29,13 @@ type jobRec struct {
 	// minMembers is the gang minimum the first pod declares
 	// (podmap.MinMembers), 0 for none.
 	minMembers int
-	pods       []*podRec
-	live       int       // pods not over
-	quiet      time.Time // when live last fell to 0 (or the AM ended with only pending pods left)
-	am         *podRec   // the first AM pod, nil without one
+	// gangTimeout is the gang's own timeout the first pod declares
+	// (YuniKorn's placeholderTimeoutInSeconds), 0 for none.
+	gangTimeout clock.Duration
+	pods        []*podRec
+	live        int       // pods not over
+	quiet       time.Time // when live last fell to 0 (or the AM ended with only pending pods left)
+	am          *podRec   // the first AM pod, nil without one
 	// written is set once the job is in the workload; its pods are then
 	// forgotten.
 	written bool
@@ -52,10 +55,10 @@ func newJob(p *v1.Pod, id podmap.Identity, c *core) *jobRec {
 		h = podmap.Hints{}
 	}
 	j.hints = h
-	if n, _, err := podmap.MinMembers(p); err != nil {
+	if g, err := podmap.PodGang(p); err != nil {
 		c.problem("ignored gang minimum", fmt.Sprintf("pod %s/%s: %v", p.Namespace, p.Name, err))
 	} else {
-		j.minMembers = n
+		j.minMembers, j.gangTimeout = g.MinMembers, g.Timeout
 	}
 	return j
 }
@@ -279,6 +282,7 @@ func (b *builder) build(j *jobRec, running string, largest func(resource.Vector)
 			c.adjust("gang minimums above the pods recorded in the first wave, cut to them", 1)
 		}
 		wj.MinMembers = min(j.minMembers, most)
+		wj.GangTimeout = j.gangTimeout
 	}
 	if !stillRunning {
 		rec.Finished = max(b.at(finished), wj.Submit)

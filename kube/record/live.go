@@ -55,6 +55,13 @@ func (r *Recorder) Node(n *v1.Node) { r.c.nodes.node(n) }
 // NodeDeleted records a node removed.
 func (r *Recorder) NodeDeleted(n *v1.Node) { r.c.nodes.nodeGone(n.Name) }
 
+// PodGroup records a PodGroup object (Volcano's scheduling.volcano.sh or
+// Kubernetes' scheduling.k8s.io one, as its JSON) added or changed: the
+// jobs whose pods name it get its minimum and queue when they are written.
+// A deleted PodGroup is kept: a job still running keeps its group, and a
+// PodGroup is a few fields.
+func (r *Recorder) PodGroup(raw []byte) { r.c.podGroup("podgroup watch", raw) }
+
 // Pod records a pod added or changed, seen at now. Before Begin, pods are
 // the first list's: their times are their objects' own stamps.
 func (r *Recorder) Pod(now time.Time, p *v1.Pod) error {

@@ -202,14 +202,7 @@ func TestLiveRecordsSparkAndBatchJob(t *testing.T) {
 		}
 		return out
 	}
-	wait := func(what string, cond func() (bool, error)) {
-		t.Helper()
-		wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-		defer cancel()
-		if err := localcluster.Poll(wctx, 200*time.Millisecond, cond); err != nil {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-	}
+	wait := func(what string, cond func() (bool, error)) { t.Helper(); waitLive(t, what, cond) }
 	phase := func(ns, name string) corev1.PodPhase {
 		p, err := cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

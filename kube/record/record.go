@@ -121,6 +121,9 @@ type Summary struct {
 	// LatencyCapped counts pod start latencies of two minutes or more,
 	// counted as two minutes in the median.
 	LatencyCapped int64
+	// PodGroups counts the PodGroup objects read (Volcano's and
+	// Kubernetes'), PodGroupsUnused those no written job's pods named.
+	PodGroups, PodGroupsUnused int
 }
 
 // Count is a number of things for one reason.
@@ -181,6 +184,9 @@ func (s *Summary) Notes() []string {
 			n += fmt.Sprintf(" (%d pods restarted more than once: their first start is the pod's startTime)", s.ApproxStarts)
 		}
 		out = append(out, n)
+	}
+	if s.PodGroups > 0 {
+		out = append(out, fmt.Sprintf("podgroups: %d read (their minimum and queue applied to the jobs whose pods name them), %d naming no pod of a written job", s.PodGroups, s.PodGroupsUnused))
 	}
 	if s.LatencyCapped > 0 {
 		out = append(out, fmt.Sprintf("pod start latency: %d pods took %s or more from binding to start, counted as %s in the median", s.LatencyCapped, maxLatency, maxLatency))

@@ -202,6 +202,9 @@ func (s *snapshot) scan(file string, o *object) error {
 			e.FirstTimestamp = e.DeprecatedFirstTimestamp
 		}
 		s.event(&e.Event)
+	case "PodGroup":
+		// Read in the first pass, so that they are there for every job.
+		s.c.podGroup(where, o.raw)
 	case "Pod":
 		s.seq++
 		if o.uid == "" {
@@ -220,7 +223,7 @@ func (s *snapshot) scan(file string, o *object) error {
 		}
 		s.c.left("objects whose kind neither they, their list nor their shape tells", 1)
 	default:
-		s.c.left(o.kind+" objects (neither pods, nodes nor events)", 1)
+		s.c.left(o.kind+" objects (neither pods, nodes, events nor PodGroups)", 1)
 	}
 	return nil
 }

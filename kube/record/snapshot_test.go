@@ -159,7 +159,7 @@ func TestSnapshotBadInput(t *testing.T) {
 	// Another kind is skipped and counted, not an error: a directory or
 	// a 'kubectl get all' list holds many.
 	if _, s, err := Snapshot([]Input{input("cm.json", list(t, "ConfigMap", map[string]any{"metadata": map[string]string{"name": "x"}})), nodes}, SnapshotOptions{}); err == nil ||
-		!strings.Contains(err.Error(), "no job was recorded") || !strings.Contains(summaryText(s), "left out: 1 ConfigMap objects (neither pods, nodes nor events)") {
+		!strings.Contains(err.Error(), "no job was recorded") || !strings.Contains(summaryText(s), "left out: 1 ConfigMap objects (neither pods, nodes, events nor PodGroups)") {
 		t.Errorf("a list of ConfigMaps: %v", err)
 	}
 	// A malformed item is counted, named and skipped.

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/spindle-sched/spindle/kube/record"
@@ -33,12 +34,15 @@ type Options struct {
 	// PageSize is how many objects each list request asks for (default
 	// 500), so that the first list never holds every pod at once.
 	PageSize int64
+	// Dynamic, when set, reads Volcano's PodGroups where the cluster
+	// serves the CRD; nil: only Kubernetes' PodGroups are read.
+	Dynamic dynamic.Interface
 }
 
 // Watch feeds r from the cluster: it lists the nodes and pods (the first
 // list), calls Begin, then follows both with watches until ctx ends or
-// opt.Duration has passed. It reads nodes and pods only, with list and
-// watch. When a watch expires (the apiserver compacted past it) the pods
+// opt.Duration has passed. It reads nodes and pods, and the PodGroups the
+// cluster serves (podgroups.go), with list and watch only. When a watch expires (the apiserver compacted past it) the pods
 // are listed again and those no longer there count as deleted then. The
 // caller closes r.
 func Watch(ctx context.Context, cs kubernetes.Interface, r *record.Recorder, opt Options) error {
@@ -54,6 +58,9 @@ func Watch(ctx context.Context, cs kubernetes.Interface, r *record.Recorder, opt
 		defer cancel()
 	}
 	w := &watcher{cs: cs, r: r, opt: opt}
+	groups, stopGroups := w.podGroups(ctx)
+	defer stopGroups()
+	w.groups = groups
 	nodeRV, err := w.listNodes(ctx)
 	if err != nil {
 		return err
@@ -72,6 +79,9 @@ type watcher struct {
 	cs  kubernetes.Interface
 	r   *record.Recorder
 	opt Options
+	// groups brings the PodGroup objects (podgroups.go); nil when none
+	// are read.
+	groups <-chan []byte
 }
 
 func (w *watcher) listNodes(ctx context.Context) (string, error) {
@@ -134,6 +144,8 @@ func (w *watcher) loop(ctx context.Context, nodeRV, podRV string) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case raw := <-w.groups:
+			w.r.PodGroup(raw)
 		case now := <-tick.C:
 			if err := w.r.Tick(now); err != nil {
 				return err
