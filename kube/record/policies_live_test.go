@@ -20,7 +20,7 @@ const everyPolicyWorkload = "dress-stream --span 60 --large 5,30 --seed 34"
 
 // livePolicies are the policies 'spindle kube schedule' runs live
 // (SPINDLE_POLICIES=all checks each against its simulation, about 13
-// minutes); ciPolicies the ones checked by default, within the live
+// minutes: past go test's default -timeout of 10m); ciPolicies the ones checked by default, within the live
 // suite's time: the three held to the strict bar and two baselines.
 var (
 	livePolicies = []string{"fifo", "capacity", "fair", "drf", "dress", "dress+", "sjf", "tetris", "djsf", "djsf+", "adaptive", "reverse-adaptive", "adaptive+"}
@@ -75,7 +75,9 @@ func TestLiveEveryPolicyAsSimulated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fmt.Fprintf(&table, "%-18s makespan %+6.1f %%  order %.3f\n", pol, 100*a.MakespanError, a.OrderCorr)
+			row := fmt.Sprintf("%-18s makespan %+6.1f %%  order %.3f", pol, 100*a.MakespanError, a.OrderCorr)
+			t.Log(row) // as it comes, so that a run cut short keeps it
+			fmt.Fprintln(&table, row)
 			span, order := reproduceTolerance.makespan, reproduceTolerance.order
 			if strictPolicies[pol] {
 				span, order = 0.05, 0.9

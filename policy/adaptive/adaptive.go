@@ -43,6 +43,7 @@ import (
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/params"
 	"github.com/spindle-sched/spindle/policy/internal/jobq"
+	"github.com/spindle-sched/spindle/policy/internal/shapes"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -114,8 +115,9 @@ type Policy struct {
 	amLimit  resource.Vector
 	forecast *cluster.LoadCurve
 
-	nodeGroups []nodeGroup
-	slotCache  map[[2]resource.Vector]int
+	// shapes are the nodes by capacity, for slots.
+	shapes    *shapes.Counts
+	slotCache map[[2]resource.Vector]int
 
 	jobs   []*jobInfo // by job id
 	active []*jobInfo // started, unfinished jobs with goals, by activation
@@ -132,11 +134,6 @@ type Policy struct {
 	unprojected   int
 }
 
-type nodeGroup struct {
-	capacity resource.Vector
-	count    int
-}
-
 // New returns an Adaptive or Reverse-Adaptive policy.
 func New(v *sched.View, cfg Config) *Policy {
 	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity(), slotCache: map[[2]resource.Vector]int{}}
@@ -144,20 +141,36 @@ func New(v *sched.View, cfg Config) *Policy {
 	if cfg.Mode == Reverse {
 		p.forecast = v.LoadForecast()
 	}
-	cl := v.Cluster()
-	for i := range cl.NumNodes() {
-		c := cl.Node(cluster.NodeID(i)).Capacity()
-		if k := slices.IndexFunc(p.nodeGroups, func(g nodeGroup) bool { return g.capacity == c }); k >= 0 {
-			p.nodeGroups[k].count++
-		} else {
-			p.nodeGroups = append(p.nodeGroups, nodeGroup{capacity: c, count: 1})
-		}
-	}
+	p.shapes = shapes.New(v.Cluster())
 	p.amWait = jobq.New(p.amBefore, jobq.AMAsks)
 	p.best = jobq.ByID(jobq.TaskAsks)
 	p.goals = jobq.New(p.before, jobq.TaskAsks)
 	p.setPeak(v.Now())
 	return p
+}
+
+// ClusterChanged follows a cluster whose nodes join, leave or change: the
+// AM limit, the room the placement divides, each task's share of the
+// cluster and how many of a job's tasks the cluster holds at once (the
+// waves its estimate is spread over) are measured on the cluster, so they
+// are measured again. Live, 'spindle kube schedule' starts on the nodes it
+// lists first and hears of the others as they join; sized on the first
+// nodes, adaptive held most of a larger cluster idle (a replay came out at
+// four times its own simulation's makespan).
+func (p *Policy) ClusterChanged(n *cluster.Node) {
+	shaped := p.shapes.Update(n)
+	c := p.v.Cluster().Capacity()
+	if c == p.capacity && !shaped {
+		return
+	}
+	p.capacity = c
+	p.amLimit = sched.AMLimit(c, p.cfg.MaxAMShare)
+	clear(p.slotCache)
+	for _, ji := range p.jobs {
+		if ji != nil && ji.phases != nil {
+			p.measure(ji)
+		}
+	}
 }
 
 // TickEvery is the control cycle.
@@ -268,6 +281,7 @@ var (
 	_ sched.AskObserver       = (*Policy)(nil)
 	_ sched.FinishObserver    = (*Policy)(nil)
 	_ sched.ContainerObserver = (*Policy)(nil)
+	_ sched.ClusterObserver   = (*Policy)(nil)
 	_ sched.Ticker            = (*Policy)(nil)
 	_ sched.Reporter          = (*Policy)(nil)
 )

@@ -58,6 +58,14 @@ func (p *Policy) newJobInfo(j *sched.Job) *jobInfo {
 	if spec.Deadline > 0 {
 		ji.goal = j.Submitted().Add(spec.Deadline)
 	}
+	p.measure(ji)
+	return ji
+}
+
+// measure sets what of a job's descriptor depends on the cluster: each
+// phase's task share and the mean task length its estimate implies.
+func (p *Policy) measure(ji *jobInfo) {
+	spec := ji.j.Spec()
 	waves := 0
 	for k, ph := range spec.Phases {
 		ji.phases[k].share = ph.Request.DominantShare(p.capacity)
@@ -67,7 +75,6 @@ func (p *Policy) newJobInfo(j *sched.Job) *jobInfo {
 	if spec.Estimate > 0 && waves > 0 {
 		ji.mu0 = spec.Estimate.Seconds() / float64(waves)
 	}
-	return ji
 }
 
 // slots is how many containers of size r the cluster holds at once beside
@@ -79,10 +86,10 @@ func (p *Policy) slots(r, am resource.Vector) int {
 		return n
 	}
 	n, placed := 0, am.IsZero()
-	for _, g := range p.nodeGroups {
-		n += g.count * r.CountIn(g.capacity)
-		if !placed && am.Fits(g.capacity) {
-			n += r.CountIn(g.capacity.Sub(am)) - r.CountIn(g.capacity)
+	for _, g := range p.shapes.Groups() {
+		n += g.Count * r.CountIn(g.Capacity)
+		if !placed && am.Fits(g.Capacity) {
+			n += r.CountIn(g.Capacity.Sub(am)) - r.CountIn(g.Capacity)
 			placed = true
 		}
 	}

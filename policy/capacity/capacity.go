@@ -78,6 +78,9 @@ type Policy struct {
 	cfg    Config
 	root   *queue
 	queues []*queue // by sched.Queue index
+	// capacity is the cluster's capacity the queues' guarantees and
+	// ceilings were measured against (ClusterChanged).
+	capacity resource.Vector
 }
 
 // queue is a queue of the tree as the policy keeps it: a leaf holds the
@@ -94,10 +97,10 @@ type queue struct {
 
 // New returns a Capacity policy.
 func New(v *sched.View, cfg Config) *Policy {
-	p := &Policy{v: v, cfg: cfg}
-	capacity := v.Cluster().Capacity()
+	p := &Policy{v: v, cfg: cfg, capacity: v.Cluster().Capacity()}
 	build := func(q *sched.Queue) *queue {
-		cq := &queue{q: q, guaranteed: scale(capacity, q.AbsCapacity()), ceiling: scale(capacity, q.AbsMaxCapacity())}
+		cq := &queue{q: q}
+		cq.measure(p.capacity)
 		if q.Leaf() {
 			cq.wanting, cq.amWait = jobq.ByPriority(jobq.TaskAsks), jobq.ByPriority(jobq.AMAsks)
 		}
@@ -105,6 +108,30 @@ func New(v *sched.View, cfg Config) *Policy {
 	}
 	p.queues, p.root = qtree.Build(v, build, func(parent, child *queue) { parent.children = append(parent.children, child) })
 	return p
+}
+
+// measure sets the queue's guarantee and ceiling as its absolute shares of
+// a cluster of the given capacity.
+func (cq *queue) measure(capacity resource.Vector) {
+	cq.guaranteed, cq.ceiling = scale(capacity, cq.q.AbsCapacity()), scale(capacity, cq.q.AbsMaxCapacity())
+}
+
+// ClusterChanged follows a cluster whose capacity changes: guarantees and
+// ceilings are shares of the cluster, so every queue's are measured again.
+// Live, 'spindle kube schedule' starts on the nodes it lists first and
+// hears of the others as they join; with the guarantees and ceilings of
+// the cluster at its start, a queue could never grow past the first nodes'
+// worth (a replay came out 28 % slower than its own simulation).
+func (p *Policy) ClusterChanged(*cluster.Node) {
+	c := p.v.Cluster().Capacity()
+	if c == p.capacity {
+		return
+	}
+	p.capacity = c
+	p.root.measure(c)
+	for _, cq := range p.queues {
+		cq.measure(c)
+	}
 }
 
 func scale(v resource.Vector, f float64) resource.Vector {
@@ -183,10 +210,11 @@ func (p *Policy) amLimit(cq *queue) resource.Vector {
 // misspelt method would silently turn a hook off: these make it a compile
 // error instead.
 var (
-	_ sched.Policy         = (*Policy)(nil)
-	_ sched.Reserver       = (*Policy)(nil)
-	_ sched.ReserveExpirer = (*Policy)(nil)
-	_ sched.AskObserver    = (*Policy)(nil)
-	_ sched.FinishObserver = (*Policy)(nil)
-	_ sched.Preempting     = (*Policy)(nil)
+	_ sched.Policy          = (*Policy)(nil)
+	_ sched.Reserver        = (*Policy)(nil)
+	_ sched.ReserveExpirer  = (*Policy)(nil)
+	_ sched.AskObserver     = (*Policy)(nil)
+	_ sched.FinishObserver  = (*Policy)(nil)
+	_ sched.Preempting      = (*Policy)(nil)
+	_ sched.ClusterObserver = (*Policy)(nil)
 )

@@ -284,7 +284,21 @@ func (p *Policy) JobSubmitted(j *sched.Job) {
 	if j.Demand().DominantShare(p.v.Cluster().Capacity()) > p.cfg.Theta*x+1e-12 {
 		cat = LD
 	}
-	info := jobInfo{cat: cat, am: p.m.size(j.Spec().AM)}
+	info := jobInfo{cat: cat}
+	p.measure(j, &info)
+	for int(j.ID()) >= len(p.jobs) {
+		p.jobs = append(p.jobs, jobInfo{})
+	}
+	p.jobs[j.ID()] = info
+	p.live[cat] = append(p.live[cat], j)
+	p.rec.classified(cat)
+	p.touch(j)
+}
+
+// measure sets the job's declared demand and AM in units: the AM plus its
+// largest phase.
+func (p *Policy) measure(j *sched.Job, info *jobInfo) {
+	info.am, info.demand = p.m.size(j.Spec().AM), 0
 	for _, ph := range j.Spec().Phases {
 		info.demand = max(info.demand, int64(ph.Tasks)*p.m.size(ph.Request))
 	}
@@ -294,13 +308,6 @@ func (p *Policy) JobSubmitted(j *sched.Job) {
 		// included, when it gives one, else its AM alone.
 		info.demand = max(p.m.size(j.Demand()), info.am)
 	}
-	for int(j.ID()) >= len(p.jobs) {
-		p.jobs = append(p.jobs, jobInfo{})
-	}
-	p.jobs[j.ID()] = info
-	p.live[cat] = append(p.live[cat], j)
-	p.rec.classified(cat)
-	p.touch(j)
 }
 
 // JobAdmitted marks the job for the re-tune: with demand=usable, a job
@@ -407,10 +414,13 @@ func (p *Policy) maxLimit(cat Category) int64 {
 	return Total - int64(math.Round(p.cfg.DeltaMin*float64(Total)))
 }
 
-// ClusterChanged follows a cluster whose capacity changes: the pools, the
-// classification and the AM limit are shares of the cluster, so they are
-// measured again against the new capacity, and what each pool holds is
-// re-counted in the new units. Live, 'spindle kube schedule' starts before
+// ClusterChanged follows a cluster whose capacity changes: the pools and
+// the AM limit are shares of the cluster, so they are measured again
+// against the new capacity, and every count in units is made again in the
+// new units: what each pool holds, what its running tasks hold (also in
+// the release estimate), and each job's declared demand, which the next
+// re-tune counts afresh. A job keeps the category it was given at
+// submission. Live, 'spindle kube schedule' starts before
 // the nodes it will schedule on have joined (a replay creates them): with
 // the capacity of the cluster at its start, dress and dress+ kept an AM
 // limit and pools sized for the nodes present then, and held most of a
@@ -430,7 +440,18 @@ func (p *Policy) ClusterChanged(*cluster.Node) {
 		p.pools[cat].used += size
 		if !c.IsAM() && c.State() == sched.Running {
 			p.taskUnits[cat] += size
+			if p.est != nil {
+				p.est.Resize(uint64(c.ID()), size)
+			}
+			if p.phEst != nil {
+				p.phEst.Resize(uint64(c.ID()), size)
+			}
 		}
+	}
+	for id := range p.jobs {
+		j := p.v.Job(sched.JobID(id))
+		p.measure(j, &p.jobs[id])
+		p.touch(j)
 	}
 }
 

@@ -165,6 +165,20 @@ func (p *phase) adopt(t *task) {
 	p.runUnits += t.size
 }
 
+// Resize records that running task container id now holds size units: the
+// policy's units changed with the cluster (Policy.ClusterChanged). Unknown
+// ids are ignored.
+func (e *Estimator) Resize(id uint64, size int64) {
+	t, ok := e.tasks[id]
+	if !ok {
+		return
+	}
+	if t.where == inPhase {
+		t.ph.runUnits += size - t.size
+	}
+	t.size = size
+}
+
 // Complete records that task container id was observed COMPLETED at time
 // at. Unknown ids (AM containers, tasks never seen running) are ignored.
 func (e *Estimator) Complete(id uint64, at clock.Time) {

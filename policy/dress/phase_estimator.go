@@ -88,6 +88,16 @@ func (e *PhaseEstimator) Start(j int, c Category, phase int, id uint64, at clock
 	pj.cached = false
 }
 
+// Resize records that running task container id now holds size units: the
+// policy's units changed with the cluster (Policy.ClusterChanged). Unknown
+// ids are ignored.
+func (e *PhaseEstimator) Resize(id uint64, size int64) {
+	if t := e.tasks[id]; t != nil {
+		t.size = size
+		e.jobs[t.job].cached = false
+	}
+}
+
 // Complete records task container id COMPLETED at time at.
 func (e *PhaseEstimator) Complete(id uint64, at clock.Time) {
 	t := e.tasks[id]
