@@ -127,6 +127,11 @@ func (l *liveEnv) waitPhase(ns, name string, ph v1.PodPhase, within time.Duratio
 
 // waitCondition waits until the pod's PodScheduled=False message contains
 // want, and returns the message.
+// waitCondition waits for the pod's PodScheduled=False message to contain
+// want and returns it without the forecast's closing clause ("; expected to
+// start in about 4 min"), which comes and goes with the forecasts: the
+// tests here check what the message says of why the pod waits, and
+// forecasting_test.go checks the clause.
 func (l *liveEnv) waitCondition(ns, name, want string) string {
 	l.t.Helper()
 	var msg string
@@ -141,6 +146,16 @@ func (l *liveEnv) waitCondition(ns, name, want string) string {
 		}
 		return false, nil
 	})
+	return withoutForecast(msg)
+}
+
+// withoutForecast cuts the forecast's clause off a condition message.
+func withoutForecast(msg string) string {
+	for _, clause := range []string{"; expected to start ", "; not expected to start "} {
+		if i := strings.LastIndex(msg, clause); i >= 0 {
+			return msg[:i]
+		}
+	}
 	return msg
 }
 
