@@ -94,6 +94,31 @@ func TestRunRejectsBadShapes(t *testing.T) {
 	}
 }
 
+// A /proc/PID/stat line's utime and stime (fields 14 and 15, ticks of
+// 10 ms), counted from the last ')' since a command name may hold spaces
+// and parentheses.
+func TestParseStatCPU(t *testing.T) {
+	for _, c := range []struct {
+		stat string
+		want time.Duration
+		ok   bool
+	}{
+		{"4242 (spindle) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 31 0 0 20 0 12 0 100 0 0", 2810 * time.Millisecond, true},
+		{"7 (a) b (c)) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0", 70 * time.Millisecond, true},
+		{"9 (x) S 1 9 9 0 -1 0 0 0 0 0 5", 0, false},               // cut short
+		{"9 (x) S 1 9 9 0 -1 0 0 0 0 0 five 4 0", 0, false},        // not a number
+		{"no parenthesis 1 2 3 4 5 6 7 8 9 10 11 12 13", 0, false}, // no command name
+	} {
+		got, ok := parseStatCPU(c.stat)
+		if got != c.want || ok != c.ok {
+			t.Errorf("parseStatCPU(%q) = %v, %v; want %v, %v", c.stat, got, ok, c.want, c.ok)
+		}
+	}
+	if _, ok := processCPU(0); ok {
+		t.Error("processCPU(0) is known; want not (the in-process binder)")
+	}
+}
+
 func TestTimeoutSaysHowFarItGot(t *testing.T) {
 	cs := fake.NewClientset()
 	_, err := Run(context.Background(), Options{Client: cs, SchedulerName: "nobody", Nodes: 1, Jobs: 1, Pods: 2, Timeout: 200 * time.Millisecond})
@@ -110,16 +135,17 @@ func TestMatrixReport(t *testing.T) {
 		return &Result{Pods: 1000, Bound: 1000, PodsPerSec: rate, P50: p99 / 2, P99: p99, Create: create}
 	}
 	cells := []cell{
-		{"kube-scheduler", "1x1000", 1, res(50, 4*time.Second, 20*time.Second), "1.00"},
-		{"kube-scheduler", "1x1000", 2, res(40, 6*time.Second, 25*time.Second), "1.00"},
-		{"spindle", "1x1000", 1, res(25, 10*time.Second, 20*time.Second), "1.00"}, // half the pace
-		{"spindle", "1x1000", 2, res(100, 2*time.Second, 10*time.Second), "1.00"},
-		{"round-robin", "1x1000", 1, res(80, 3*time.Second, 12*time.Second), "1.00"},
+		{"kube-scheduler", "1x1000", 1, res(50, 4*time.Second, 20*time.Second), "1.00", 3 * time.Second},
+		{"kube-scheduler", "1x1000", 2, res(40, 6*time.Second, 25*time.Second), "1.00", 4 * time.Second},
+		{"spindle", "1x1000", 1, res(25, 10*time.Second, 20*time.Second), "1.00", 1250 * time.Millisecond}, // half the pace
+		{"spindle", "1x1000", 2, res(100, 2*time.Second, 10*time.Second), "1.00", time.Second},
+		{"round-robin", "1x1000", 1, res(80, 3*time.Second, 12*time.Second), "1.00", -1}, // CPU not known
 	}
 	out := matrixReport(cells, []string{"kube-scheduler", "spindle", "round-robin"}, time.Now())
 	for _, want := range []string{
-		"| 1 | 1x1000 | spindle | 1.00 | 25.0 | 5.00 | 10.00 | 20.0 | 0.50 |",
-		"| 2 | 1x1000 | spindle | 1.00 | 100.0 | 1.00 | 2.00 | 10.0 | 1.00 |",
+		"| 1 | 1x1000 | spindle | 1.00 | 25.0 | 5.00 | 10.00 | 20.0 | 0.50 | 1.25 |",
+		"| 2 | 1x1000 | spindle | 1.00 | 100.0 | 1.00 | 2.00 | 10.0 | 1.00 | 1.00 |",
+		"| 1 | 1x1000 | round-robin | 1.00 | 80.0 | 1.50 | 3.00 | 12.0 | 0.96 | – |",
 		// kube-scheduler: median pods/s 45 ÷ 80; median p99 5 s ÷ itself.
 		"| 1x1000 | kube-scheduler | 2 | 40.0 / 45.0 / 50.0 | 4.00 / 5.00 / 6.00 | 0.56 | 1.00 |",
 		// spindle: median 62.5 ÷ 80 = 0.78; median p99 6 s ÷ 5 s = 1.20.

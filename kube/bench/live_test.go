@@ -33,7 +33,7 @@ var (
 // startKubeScheduler runs kube-scheduler against the cluster with the given
 // client QPS and burst (0: its defaults, 50 and 100) and stops it by PID
 // when the test ends.
-func startKubeScheduler(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int) (stop func()) {
+func startKubeScheduler(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int) *process {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
@@ -82,7 +82,7 @@ func spindleBinary(t *testing.T) string {
 // startSpindle runs 'spindle kube schedule -p fifo' with the given client
 // QPS and burst (0: its defaults, 50 and 100, the same as kube-scheduler's)
 // and stops it by PID when the test ends.
-func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int, extra ...string) (stop func()) {
+func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, burst int, extra ...string) *process {
 	t.Helper()
 	// The status server is off: the default port may be taken by another
 	// scheduler on the machine, and the benchmark reads nothing from it.
@@ -96,10 +96,17 @@ func startSpindle(t *testing.T, bin string, c *kubetest.Cluster, qps float32, bu
 	return startProcess(t, "spindle", exec.Command(bin, args...))
 }
 
+// process is a scheduler the benchmark started: stop ends it (once), pid
+// names it for its CPU time.
+type process struct {
+	stop func()
+	pid  int
+}
+
 // startProcess starts cmd in a process group of its own, logging to a file,
 // and stops the group by PID when the test ends (SIGTERM, SIGKILL after
 // 10 s); the kernel kills it if the test binary dies first.
-func startProcess(t *testing.T, name string, cmd *exec.Cmd) (stop func()) {
+func startProcess(t *testing.T, name string, cmd *exec.Cmd) *process {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), name+".log")
 	logf, err := os.Create(logPath)
@@ -115,7 +122,7 @@ func startProcess(t *testing.T, name string, cmd *exec.Cmd) (stop func()) {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	var once sync.Once
-	stop = func() {
+	stop := func() {
 		once.Do(func() {
 			_ = syscall.Kill(-pid, syscall.SIGTERM)
 			select {
@@ -132,7 +139,7 @@ func startProcess(t *testing.T, name string, cmd *exec.Cmd) (stop func()) {
 		})
 	}
 	t.Cleanup(stop)
-	return stop
+	return &process{stop: stop, pid: pid}
 }
 
 func tail(s string, n int) string {
@@ -250,7 +257,8 @@ type cell struct {
 	sched, shape string
 	rep          int
 	res          *Result
-	load         string // /proc/loadavg's 1-minute figure when the cell started
+	load         string        // /proc/loadavg's 1-minute figure when the cell started
+	cpu          time.Duration // the scheduler process's CPU over the run; < 0 when not known
 }
 
 // TestLiveBenchMatrix is the benchmark BENCHMARKS.md reports:
@@ -316,19 +324,20 @@ func TestLiveBenchMatrix(t *testing.T) {
 				for k := range scheds {
 					name := scheds[(k+si+rep)%len(scheds)]
 					label := fmt.Sprintf("%dx%d", sh.jobs, sh.pods/sh.jobs)
-					var stop func()
+					var p *process
 					schedName := name
 					switch name {
 					case "kube-scheduler":
-						stop, schedName = startKubeScheduler(t, bin, c, qps, burst), "default-scheduler"
+						p, schedName = startKubeScheduler(t, bin, c, qps, burst), "default-scheduler"
 					case "spindle":
-						stop = startSpindle(t, spindle, c, qps, burst)
+						p = startSpindle(t, spindle, c, qps, burst)
 					case "spindle-noforecast":
-						stop, schedName = startSpindle(t, spindle, c, qps, burst, "--forecast-every", "0"), "spindle"
+						p, schedName = startSpindle(t, spindle, c, qps, burst, "--forecast-every", "0"), "spindle"
 					case "spindle-base":
-						stop, schedName = startSpindle(t, base, c, qps, burst), "spindle"
+						p, schedName = startSpindle(t, base, c, qps, burst), "spindle"
 					case "round-robin":
-						stop, schedName = startBinder(t, c), BinderName
+						// In this process: its CPU is not told apart.
+						p, schedName = &process{stop: startBinder(t, c)}, BinderName
 					}
 					// kwok first catches up with the pods earlier cells
 					// bound, so that no cell shares the machine with the
@@ -344,13 +353,21 @@ func TestLiveBenchMatrix(t *testing.T) {
 						t.Fatalf("%s warm-up: %v", name, err)
 					}
 					load := loadAvg()
+					cpu0, cpuOK := processCPU(p.pid)
 					res, err := Run(context.Background(), Options{Client: client, SchedulerName: schedName, NodesID: nodesID, Nodes: 1000, KeepPods: true,
 						Jobs: sh.jobs, Pods: sh.pods, Timeout: 20 * time.Minute, RunID: fmt.Sprintf("r%d%d%d", rep, si, k)})
-					stop()
+					// The scheduler's CPU over the measured run, read
+					// before it stops: what it cost the machine the
+					// apiserver and kwok share, whatever the load.
+					cpu := time.Duration(-1)
+					if cpu1, ok := processCPU(p.pid); ok && cpuOK {
+						cpu = cpu1 - cpu0
+					}
+					p.stop()
 					if res != nil {
-						t.Logf("sitting %d, %s %s (load %s): %s", rep+1, name, label, load, res)
+						t.Logf("sitting %d, %s %s (load %s, scheduler CPU %v): %s", rep+1, name, label, load, cpu, res)
 						if res.Bound == sh.pods {
-							cells = append(cells, cell{name, label, rep + 1, res, load})
+							cells = append(cells, cell{name, label, rep + 1, res, load, cpu})
 						}
 					}
 					if err != nil {
@@ -400,11 +417,15 @@ func matrixReport(cells []cell, scheds []string, started time.Time) string {
 		runtime.NumCPU(), cpuModel(), runtime.Version())
 	// keeps pace: pods/s over the rate the pods were created at; 1.00 is a
 	// scheduler that bound them as fast as they came.
-	b.WriteString("| sitting | shape | scheduler | load 1m | pods/s | p50 s | p99 s | create s | keeps pace |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| sitting | shape | scheduler | load 1m | pods/s | p50 s | p99 s | create s | keeps pace | scheduler CPU s |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range cells {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.1f | %.2f | %.2f | %.1f | %.2f |\n", c.rep, c.shape, c.sched, c.load,
+		cpu := "–"
+		if c.cpu >= 0 {
+			cpu = fmt.Sprintf("%.2f", c.cpu.Seconds())
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.1f | %.2f | %.2f | %.1f | %.2f | %s |\n", c.rep, c.shape, c.sched, c.load,
 			c.res.PodsPerSec, c.res.P50.Seconds(), c.res.P99.Seconds(), c.res.Create.Seconds(),
-			c.res.PodsPerSec*c.res.Create.Seconds()/float64(c.res.Pods))
+			c.res.PodsPerSec*c.res.Create.Seconds()/float64(c.res.Pods), cpu)
 	}
 	b.WriteString("\n| shape | scheduler | runs | pods/s min / median / max | p99 s min / median / max | median pods/s ÷ round-robin's | median p99 ÷ kube-scheduler's |\n|---|---|---|---|---|---|---|\n")
 	var shapes []string
@@ -491,6 +512,44 @@ func loadAvg() string {
 		return "?"
 	}
 	return f[0]
+}
+
+// processCPU is the user and system CPU process pid has used so far, from
+// /proc/PID/stat (utime and stime, fields 14 and 15, in clock ticks of
+// 1/100 s, Linux's USER_HZ); ok is false for pid 0 or where /proc has no
+// such file.
+func processCPU(pid int) (time.Duration, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	return parseStatCPU(string(b))
+}
+
+// parseStatCPU reads utime and stime from a /proc/PID/stat line. The
+// command name (field 2) is in parentheses and may hold spaces or ')', so
+// the fields are counted from the last ')': field 3 is the first after it.
+func parseStatCPU(stat string) (time.Duration, bool) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	var ticks int64
+	for _, s := range f[11:13] { // fields 14 and 15
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return 0, false
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, true
 }
 
 func cpuModel() string {
