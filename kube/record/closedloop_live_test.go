@@ -44,16 +44,28 @@ const closedLoopSmallTolerance = 0.35
 // overrides it).
 const closedLoopScale = 0.25
 
-// figures are the numbers a prediction is held to.
-type figures struct{ small, large, makespan float64 }
+// figures are the numbers a prediction is held to (mean JCTs, makespan),
+// with the classes' mean waits (submission to first task running), logged
+// beside them to show where a class's time went.
+type figures struct{ small, large, makespan, smallWait, largeWait float64 }
 
 func figuresOf(s *metrics.Summary) figures {
-	f := figures{makespan: s.MakespanS, small: math.NaN(), large: math.NaN()}
-	if c := s.Categories[metrics.Small]; c != nil && c.JCTAvg != nil {
-		f.small = *c.JCTAvg
+	f := figures{makespan: s.MakespanS, small: math.NaN(), large: math.NaN(), smallWait: math.NaN(), largeWait: math.NaN()}
+	if c := s.Categories[metrics.Small]; c != nil {
+		if c.JCTAvg != nil {
+			f.small = *c.JCTAvg
+		}
+		if c.WaitAvg != nil {
+			f.smallWait = *c.WaitAvg
+		}
 	}
-	if c := s.Categories[metrics.Large]; c != nil && c.JCTAvg != nil {
-		f.large = *c.JCTAvg
+	if c := s.Categories[metrics.Large]; c != nil {
+		if c.JCTAvg != nil {
+			f.large = *c.JCTAvg
+		}
+		if c.WaitAvg != nil {
+			f.largeWait = *c.WaitAvg
+		}
 	}
 	return f
 }
@@ -86,7 +98,7 @@ func simulate(t *testing.T, rec *workload.Workload, pol string) *metrics.Summary
 }
 
 func classLine(name string, f figures) string {
-	return fmt.Sprintf("%-34s small %7.1f  large %7.1f  makespan %7.1f", name, f.small, f.large, f.makespan)
+	return fmt.Sprintf("%-34s small %7.1f (wait %5.1f)  large %7.1f (wait %5.1f)  makespan %7.1f", name, f.small, f.smallWait, f.large, f.largeWait, f.makespan)
 }
 
 // Issue 34, the closed loop: a workload recorded under kube-scheduler;
@@ -156,7 +168,7 @@ func TestLiveClosedLoop(t *testing.T) {
 					}
 					live := figuresOf(asRecorded(t, liveRec, pol))
 					p := predicted[pol]
-					errs := figures{relErr(p.small, live.small), relErr(p.large, live.large), relErr(p.makespan, live.makespan)}
+					errs := figures{small: relErr(p.small, live.small), large: relErr(p.large, live.large), makespan: relErr(p.makespan, live.makespan)}
 					fmt.Fprintln(&table, classLine(pol+" predicted", p))
 					fmt.Fprintf(&table, "%s  (%+.0f %%, %+.0f %%, %+.1f %%)\n", classLine(pol+" live", live), 100*errs.small, 100*errs.large, 100*errs.makespan)
 					for _, e := range []struct {
