@@ -17,11 +17,23 @@ import (
 )
 
 // closedLoopWorkload is the workload TestLiveClosedLoop plays unless
-// SPINDLE_CLOSED_LOOP names others (generator arguments, ';'-separated):
+// SPINDLE_CLOSED_LOOP names others (generator arguments or a workload
+// file, ';'-separated):
 // the DRESS generator's stream of small jobs with two large ones in it,
 // with the seed every check of this kind uses (34), not chosen for a
 // result. About 45 s of wall time per live run at time scale 0.25.
 const closedLoopWorkload = "dress-stream --span 60 --large 5,30 --seed 34"
+
+// isWorkloadFile reports whether a SPINDLE_CLOSED_LOOP entry names a
+// workload file to play as it is rather than a generator.
+func isWorkloadFile(s string) bool {
+	for _, ext := range []string{".yaml", ".yml", ".json", ".gz"} {
+		if strings.HasSuffix(s, ext) {
+			return true
+		}
+	}
+	return false
+}
 
 // closedLoopPolicies are predicted from the kube-scheduler recording and
 // then run live.
@@ -123,11 +135,18 @@ func TestLiveClosedLoop(t *testing.T) {
 	}
 	for _, spec := range specs {
 		spec := strings.TrimSpace(spec)
-		t.Run(strings.Fields(spec)[0], func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "w.yaml")
-			args := append([]string{"generate"}, strings.Fields(spec)...)
-			if out, err := exec.Command(bin, append(args, "-o", path)...).CombinedOutput(); err != nil {
-				t.Fatalf("spindle %s: %v\n%s", strings.Join(args, " "), err, out)
+		name := strings.Fields(spec)[0]
+		if isWorkloadFile(name) {
+			name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+		}
+		t.Run(name, func(t *testing.T) {
+			path := strings.Fields(spec)[0]
+			if !isWorkloadFile(path) {
+				path = filepath.Join(t.TempDir(), "w.yaml")
+				args := append([]string{"generate"}, strings.Fields(spec)...)
+				if out, err := exec.Command(bin, append(args, "-o", path)...).CombinedOutput(); err != nil {
+					t.Fatalf("spindle %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
 			}
 			played := loadWorkload(t, path)
 
