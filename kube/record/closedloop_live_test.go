@@ -204,3 +204,26 @@ func TestLiveClosedLoop(t *testing.T) {
 		})
 	}
 }
+
+// jobsAndLonePods is a workload of Jobs and lone pods (jobs without a
+// driver) for SPINDLE_CLOSED_LOOP; see its header.
+const jobsAndLonePods = "testdata/jobs-and-lone-pods.yaml"
+
+// The Jobs-and-lone-pods workload is what its header says: 46 jobs, none
+// with an AM, 16 of them a single pod.
+func TestJobsAndLonePodsWorkload(t *testing.T) {
+	w := loadWorkload(t, jobsAndLonePods)
+	lone := 0
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		if !j.AM.IsZero() {
+			t.Errorf("job %s has an AM %v", j.ID, j.AM)
+		}
+		if j.Tasks() == 1 {
+			lone++
+		}
+	}
+	if len(w.Jobs) != 46 || lone != 16 {
+		t.Errorf("%d jobs, %d lone pods; want 46 and 16", len(w.Jobs), lone)
+	}
+}
