@@ -28,6 +28,10 @@ type core struct {
 	queues   []string
 	queueSet map[string]bool
 	lat      latencies
+	// wait is the pods' scheduling waits (creation to binding); react
+	// the time from what allowed a job's next pods (its driver started,
+	// a task of its previous wave ended) to their creation (job.go).
+	wait, react latencies
 
 	malformedEx []string
 	// restarts and restartLost sum the workload pods' container restarts
@@ -121,6 +125,9 @@ func (c *core) latency(p *podRec) {
 	if !p.bound.IsZero() && !p.started.IsZero() {
 		c.lat.add(p.started.Sub(p.bound))
 	}
+	if !p.bound.IsZero() && !p.created.IsZero() {
+		c.wait.add(p.bound.Sub(p.created))
+	}
 }
 
 // maxLatency is where the latency histogram stops: longer latencies count
@@ -190,6 +197,8 @@ func (c *core) finish() (*Summary, error) {
 		Left: c.leftOut, External: c.ext, Adjusted: c.adjusted, Examples: c.examples,
 		Malformed: c.malformedEx, Restarts: c.restarts, RestartedPods: c.restartPods, RestartLost: c.restartLost,
 		ApproxStarts: c.approxStarts, LatencyCapped: c.lat.capped,
+		SchedulingWait: c.wait.quantile(0.5), SchedulingWaitP90: c.wait.quantile(0.9),
+		ReactionDelay: c.react.quantile(0.5), Reactions: c.react.n,
 		PodGroups: c.podGroups, PodGroupsUnused: c.unusedGroups(),
 	}
 	if c.first >= 0 {

@@ -273,6 +273,7 @@ func (b *builder) build(j *jobRec, running string, largest func(resource.Vector)
 		rec.Admitted = b.at(firstBound)
 	}
 	wj.Phases = b.phases(tasks, largest)
+	b.reactions(am, tasks, wj.Phases)
 	if j.minMembers > 0 && len(wj.Phases) > 0 {
 		// The gang's minimum, as min_members counts it (the AM, then
 		// first-wave tasks); a gang that never had that many members
@@ -320,6 +321,36 @@ func (b *builder) phases(tasks []*podRec, largest func(resource.Vector) resource
 		start = end
 	}
 	return out
+}
+
+// reactions measures, for each wave of tasks (in creation order, as
+// phases grouped them), how long after what allowed it its first task was
+// created: the first wave after the AM started (when it was created after
+// that: a driver creating its executors), a later one after the last end,
+// before that creation, of a task of the wave before it.
+func (b *builder) reactions(am *podRec, tasks []*podRec, phases []workload.Phase) {
+	off := 0
+	for k := range phases {
+		if off >= len(tasks) {
+			return
+		}
+		first := tasks[off]
+		var cause time.Time
+		switch {
+		case k == 0 && am != nil && !am.started.IsZero() && am.started.Before(first.created):
+			cause = am.started
+		case k > 0:
+			for _, p := range tasks[off-phases[k-1].Tasks : off] {
+				if p.endedBefore(first) && p.ended.After(cause) {
+					cause = p.ended
+				}
+			}
+		}
+		if !cause.IsZero() && !first.created.IsZero() {
+			b.c.react.add(first.created.Sub(cause))
+		}
+		off += phases[k].Tasks
+	}
 }
 
 // endedBy reports whether a task of wave ended before q was created.

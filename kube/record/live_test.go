@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -153,12 +154,15 @@ func replayRecorded(t *testing.T, c *kubetest.Cluster, bin string, w *workload.W
 	time.Sleep(2 * time.Second)
 	stop()
 	if dir := os.Getenv("SPINDLE_KEEP_RECORDINGS"); dir != "" {
-		// For a look afterwards: spindle whatif -w DIR/RUN-SCHEDULER.json.
+		// For a look afterwards: spindle whatif -w DIR/TEST-RUN-SCHEDULER.json,
+		// named by the (sub)test too, as several workloads of one test
+		// replay under the same run id.
 		b, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, run+"-"+scheduler+".json"), b, 0o644); err != nil {
+		name := strings.NewReplacer("/", "_", "+", "p").Replace(t.Name()) + "-" + run + "-" + scheduler + ".json"
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

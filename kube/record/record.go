@@ -98,6 +98,16 @@ type Summary struct {
 	// LaunchJitter its spread.
 	LaunchDelay  time.Duration
 	LaunchJitter float64
+	// SchedulingWait and SchedulingWaitP90 are the median and 90th
+	// percentile of the pods' scheduling waits, creation to binding.
+	SchedulingWait, SchedulingWaitP90 time.Duration
+	// ReactionDelay is the median time, over Reactions cases, from what
+	// allowed a job's next pods (its driver started, a task of its
+	// previous wave ended) to the creation of the first of them: the
+	// driver's or controller's reaction and its API call, which a
+	// simulation of the recording does not see.
+	ReactionDelay time.Duration
+	Reactions     int64
 	// Left counts what is not in the workload, External what became
 	// external load, Adjusted what is in it but was changed; each by
 	// reason, in order of first occurrence.
@@ -155,6 +165,12 @@ func (s *Summary) Write(w io.Writer) {
 		s.Jobs, kinds(s.ByKind), s.Tasks, s.Pods, s.Span.Round(time.Millisecond), s.Nodes, s.NodeGroups)
 	if s.LaunchDelay > 0 {
 		fmt.Fprintf(w, "pod start latency (binding to container start): median %s, jitter %.2f\n", s.LaunchDelay.Round(time.Millisecond), s.LaunchJitter)
+	}
+	if s.SchedulingWait > 0 || s.SchedulingWaitP90 > 0 {
+		fmt.Fprintf(w, "pod scheduling wait (creation to binding): median %s, 90th percentile %s\n", s.SchedulingWait.Round(time.Millisecond), s.SchedulingWaitP90.Round(time.Millisecond))
+	}
+	if s.Reactions > 0 {
+		fmt.Fprintf(w, "pods created after what allowed them (a driver started, a wave's task ended): median %s later, over %d waves\n", s.ReactionDelay.Round(time.Millisecond), s.Reactions)
 	}
 	for _, n := range s.Notes() {
 		fmt.Fprintln(w, n)

@@ -34,6 +34,11 @@ func ts(s float64) clock.Time      { return clock.Time(sec(s)) }
 //	  [20,30): 0.55 CPU, 320 MiB, as in the first step.
 //	start latencies 0.3, 0.4, 0.4, 0.4 s: median 0.4 s, jitter
 //	  (0.4 − 0.3)/(1.6 · 0.4) = 0.16.
+//	scheduling waits (creation to binding) 0.2, 0.1, 0.1, 0.1 s: median
+//	  (the 2nd of 4) 0.1 s, 90th percentile (the 4th) 0.2 s.
+//	reactions: the first wave created 3.1 − 1.5 = 1.6 s after the driver
+//	  started, the second 14.0 − 13.6 = 0.4 s after executor 1 ended:
+//	  median (the 1st of 2) 0.4 s.
 func TestRecordSparkApplication(t *testing.T) {
 	f, buf := newFake(t, Options{Schedulers: []string{"spindle"}},
 		node("a", "4", "8Gi"), node("b", "4", "8Gi"), node("c", "8", "16Gi"))
@@ -96,6 +101,8 @@ func TestRecordSparkApplication(t *testing.T) {
 	text := summaryText(s)
 	for _, line := range []string{
 		"recorded 1 jobs (1 spark), 3 tasks, 4 pods over 20s on 3 nodes in 2 groups",
+		"pod scheduling wait (creation to binding): median 100ms, 90th percentile 200ms",
+		"pods created after what allowed them (a driver started, a wave's task ended): median 400ms later, over 2 waves",
 		"external load: 1 daemonset pods",
 		"external load: 1 pods of other schedulers",
 	} {
