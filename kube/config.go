@@ -159,14 +159,12 @@ func strictQueue(id podIdentity) bool {
 }
 
 // resolveQueue maps a job's queue name (label or namespace) to a configured
-// queue: itself when listed ("root." or not), else the default queue; ""
-// when neither. A parent queue is returned as it is: the core refuses it,
-// and the pod is held with its words.
+// queue by the core's rule (sched.ResolveQueue): itself when listed
+// ("root." or not), else the default queue; "" when neither.
 func (c *FileConfig) resolveQueue(name string) string {
-	for _, q := range c.Queues {
-		if sched.QueuePath(q.Name) == sched.QueuePath(name) {
-			return q.Name
-		}
+	listed := make([]string, len(c.Queues))
+	for i, q := range c.Queues {
+		listed[i] = q.Name
 	}
-	return c.DefaultQueue
+	return sched.ResolveQueue(listed, c.DefaultQueue, name)
 }

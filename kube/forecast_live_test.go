@@ -20,6 +20,7 @@ import (
 	"github.com/spindle-sched/spindle/kube/replay"
 	"github.com/spindle-sched/spindle/policy"
 	"github.com/spindle-sched/spindle/scenario"
+	"github.com/spindle-sched/spindle/workload"
 )
 
 // The forecast's accuracy, live (issue 36): a workload this test did not
@@ -33,7 +34,9 @@ import (
 //	SPINDLE_LIVE=1 go test -p 1 -run '^TestLiveForecastAccuracy$' -v ./kube
 //
 // SPINDLE_FORECAST_POLICIES (comma-separated) and
-// SPINDLE_FORECAST_TIME_SCALE override the policies and the time scale.
+// SPINDLE_FORECAST_TIME_SCALE override the policies and the time scale;
+// SPINDLE_FORECAST_NAMES=recurring names the jobs of each kind alike (see
+// recurringNames), so that the history rule applies.
 
 // forecastWorkload is the closed loop's workload (kube/record's
 // TestLiveClosedLoop, "dress-stream --span 60 --large 5,30 --seed 34":
@@ -58,11 +61,16 @@ var forecastPolicies = []string{"fifo", "fair"}
 
 const forecastAdmission = "autoadmin"
 
-// forecastBars are the medians each policy is held to: what was measured
-// (fifo 0.53, fair 0.63, dress+ 0.80; BENCHMARKS.md, "Forecast accuracy")
-// with room for the machine's noise. The issue's target, 0.35 under FIFO
-// and fair, is not met.
-var forecastBars = map[string]float64{"fifo": 0.75, "fair": 0.85, "dress+": 0.95}
+// forecastBars are the medians each policy is held to, by how the jobs
+// are named (SPINDLE_FORECAST_NAMES): what was measured (unique names:
+// fifo 0.62, fair 0.63, dress+ 0.10; recurring names: fifo 0.30, fair
+// 0.59, dress+ 0.12; BENCHMARKS.md, "Forecast accuracy") with room for
+// a loaded machine's noise. The issue's target, 0.35 under FIFO and fair,
+// is met under FIFO only with recurring names, and under dress+.
+var forecastBars = map[string]map[string]float64{
+	"unique":    {"fifo": 0.75, "fair": 0.80, "dress+": 0.35},
+	"recurring": {"fifo": 0.45, "fair": 0.80, "dress+": 0.35},
+}
 
 const (
 	forecastScale   = 0.25
@@ -217,6 +225,32 @@ func TestQuantile(t *testing.T) {
 	}
 }
 
+// recurringNames renames each job of w as a CronJob names its runs, its
+// kind and a serial of six digits ("small-0049" becomes "small-000049"),
+// which the recording's job name drops (kube record's jobName): the jobs
+// of one kind then share a name, as jobs run again under one name do on a
+// real cluster, and the forecast's history rule applies to them. Only the
+// names change.
+func recurringNames(w *workload.Workload) {
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		kind, serial, ok := strings.Cut(j.ID, "-")
+		if n, err := strconv.Atoi(serial); ok && err == nil {
+			j.ID = fmt.Sprintf("%s-%06d", kind, n)
+		}
+	}
+}
+
+func TestRecurringNames(t *testing.T) {
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "small-0049"}, {ID: "large-1"}, {ID: "odd"}, {ID: "x-y"}}}
+	recurringNames(w)
+	for i, want := range []string{"small-000049", "large-000001", "odd", "x-y"} {
+		if w.Jobs[i].ID != want {
+			t.Errorf("job %d: %q, want %q", i, w.Jobs[i].ID, want)
+		}
+	}
+}
+
 func TestLiveForecastAccuracy(t *testing.T) {
 	kubetest.RequireBinaries(t)
 	pols := forecastPolicies
@@ -239,8 +273,18 @@ func TestLiveForecastAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	names := "unique"
+	if v := os.Getenv("SPINDLE_FORECAST_NAMES"); v != "" {
+		if v != "recurring" && v != "unique" {
+			t.Fatalf("SPINDLE_FORECAST_NAMES=%q: want unique or recurring", v)
+		}
+		names = v
+	}
+	if names == "recurring" {
+		recurringNames(w)
+	}
 	var table strings.Builder
-	fmt.Fprintf(&table, "dress-stream --gap 0.5 --span 60 --large 5,30 --seed 34 at time scale %v, admission %s, a forecast every %v, jobs that waited >= %v\n", scale, adm, forecastEvery, forecastMinWait)
+	fmt.Fprintf(&table, "dress-stream --gap 0.5 --span 60 --large 5,30 --seed 34 (%s names) at time scale %v, admission %s, a forecast every %v, jobs that waited >= %v\n", names, scale, adm, forecastEvery, forecastMinWait)
 	fmt.Fprintf(&table, "%-8s %5s %6s %6s %8s %9s  median error by lead (s): %s\n", "policy", "jobs", "median", "p90", "beyond", "unstarted", "60+ / 30-60 / 15-30 / 5-15")
 	for _, pol := range pols {
 		t.Run(pol, func(t *testing.T) {
@@ -312,7 +356,7 @@ func TestLiveForecastAccuracy(t *testing.T) {
 			if len(errs) < 5 {
 				t.Fatalf("only %d jobs waited %v or more: too few to measure", len(errs), forecastMinWait)
 			}
-			if bar, ok := forecastBars[pol]; ok && !(med <= bar) {
+			if bar, ok := forecastBars[names][pol]; ok && !(med <= bar) {
 				t.Errorf("median error %.2f, want at most %.2f", med, bar)
 			}
 		})

@@ -151,6 +151,20 @@ func QueuePath(name string) string {
 	return strings.TrimPrefix(name, RootQueue+".")
 }
 
+// ResolveQueue maps a job's queue name (its label, or its namespace) to a
+// configured queue, as the live scheduler places jobs and its forecast
+// assumes: the queue of listed whose path is name's, with or without
+// "root.", as listed; else def ("" when there is none: the job is held).
+// A parent queue is returned as it is: the core refuses it.
+func ResolveQueue(listed []string, def, name string) string {
+	for _, q := range listed {
+		if QueuePath(q) == QueuePath(name) {
+			return q
+		}
+	}
+	return def
+}
+
 // ValidateQueues checks a queue tree as NewCore will build it, naming the
 // spec (queues[i].field) that breaks a rule, and returns, by canonical
 // path (QueuePath), whether each queue is a leaf. Configuration readers

@@ -180,3 +180,27 @@ func TestDivideCapped(t *testing.T) {
 		})
 	}
 }
+
+func TestResolveQueue(t *testing.T) {
+	listed := []string{"root.prod", "prod.etl", "dev"}
+	cases := []struct {
+		listed    []string
+		def, name string
+		want      string
+	}{
+		{listed, "dev", "prod.etl", "prod.etl"},
+		// With or without "root.", as listed.
+		{listed, "dev", "root.prod.etl", "prod.etl"},
+		{listed, "dev", "prod", "root.prod"}, // a parent, as it is: the core refuses it
+		{listed, "dev", "team", "dev"},
+		// Not listed and no default: held, even with one queue.
+		{listed, "", "team", ""},
+		{[]string{"default"}, "", "team", ""},
+		{nil, "default", "team", "default"},
+	}
+	for _, c := range cases {
+		if got := ResolveQueue(c.listed, c.def, c.name); got != c.want {
+			t.Errorf("ResolveQueue(%v, %q, %q) = %q, want %q", c.listed, c.def, c.name, got, c.want)
+		}
+	}
+}

@@ -80,7 +80,7 @@ func (b pb) pod() *v1.Pod {
 		p.Labels["spindle.io/queue"] = b.queue
 	}
 	if b.am {
-		p.Labels["spindle.io/role"] = "driver"
+		p.Labels["spindle.io/role"] = "am"
 	}
 	p.Annotations = map[string]string{}
 	if b.estimate != "" {

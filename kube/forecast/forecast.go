@@ -15,8 +15,6 @@
 //     Result.Pinned, which model of the running tasks a forecast used;
 //   - NewHistory, History.Add (a finished job, once per key), History.Learn
 //     (every finished job of a snapshot) and History.Len;
-//   - ResolveQueue, the scheduler's rule from a job's queue name to a
-//     configured queue;
 //   - DefaultHorizon, MinRemaining and DefaultEstimate, the constants the
 //     forecast assumes.
 package forecast
@@ -158,12 +156,18 @@ func run(s *Snapshot, o Options) (*Result, error) {
 		return nil, err
 	}
 	est := newEstimates(s.History, inst)
-	m, err := simulate(s, inst, est, o, true)
-	if err == errUnpinned {
-		m, err = simulate(s, inst, est, o, false)
-	}
+	m, err := forward(s, inst, est, o, nil)
 	if err != nil {
 		return nil, err
+	}
+	// A running AM holds its node until its job's last task ends, which
+	// only the simulation tells when the job has tasks still to place:
+	// where it forecasts them to end after the AM's own estimate, the
+	// forecast is made again with the AM held until then.
+	if until := m.amUntil(); until != nil {
+		if m, err = forward(s, inst, est, o, until); err != nil {
+			return nil, err
+		}
 	}
 	return &Result{At: s.Now, Policy: o.PolicyName, Jobs: finish(m.jobs), Pinned: m.pin}, nil
 }
@@ -171,9 +175,18 @@ func run(s *Snapshot, o Options) (*Result, error) {
 // errUnpinned says a pinned task did not start at time 0.
 var errUnpinned = errors.New("forecast: a running task was not placed on its node")
 
+// forward simulates s under o, the running tasks pinned, else as load.
+func forward(s *Snapshot, inst *record.Instant, est *estimates, o Options, amUntil []time.Time) (*model, error) {
+	m, err := simulate(s, inst, est, o, true, amUntil)
+	if err == errUnpinned {
+		m, err = simulate(s, inst, est, o, false, amUntil)
+	}
+	return m, err
+}
+
 // simulate builds the model of s and runs it forward under o.
-func simulate(s *Snapshot, inst *record.Instant, est *estimates, o Options, pin bool) (*model, error) {
-	m, err := build(s, inst, est, pin)
+func simulate(s *Snapshot, inst *record.Instant, est *estimates, o Options, pin bool, amUntil []time.Time) (*model, error) {
+	m, err := build(s, inst, est, pin, amUntil)
 	if err != nil || len(m.w.Jobs) == 0 {
 		return m, err
 	}

@@ -234,6 +234,78 @@ func TestRunHandComputed(t *testing.T) {
 			"team/new": {start: 0, finish: 40, waiting: true, source: SourceCluster, position: 1},
 		},
 	}, {
+		// A driver waiting alone, its executors not asked for yet, runs
+		// what the cluster's typical finished job ran: old's two tasks
+		// of 10 s, then, asked for once one had ended, a third of 5 s.
+		// On 2 CPUs, beside the driver, one task at a time: 0-10,
+		// 10-20, 20-25. (The driver alone for old's runtime, 15 s, was
+		// the forecast before it knew the waves.)
+		name:  "driver alone, as the typical run",
+		nodes: []*v1.Node{mkNode("n1", 2)},
+		pods: pods(
+			[]pb{{job: "old", name: "old-m0", cpu: 1, created: -100, node: "n1", started: ip(-100), ended: ip(-90)},
+				{job: "old", name: "old-m1", cpu: 1, created: -100, node: "n1", started: ip(-100), ended: ip(-90)},
+				{job: "old", name: "old-r", cpu: 1, created: -90, node: "n1", started: ip(-90), ended: ip(-85)}},
+			[]pb{{job: "new", name: "new-driver", am: true, cpu: 1, created: -5}}),
+		policy: "fifo",
+		want: map[string]want{
+			"team/new": {start: 0, finish: 25, waiting: true, source: SourceCluster, position: 1},
+		},
+	}, {
+		// The typical run's task (8 CPUs) fits no node the driver may
+		// use (pool small, 4 CPUs): the driver stands for its job, for
+		// the cluster's median runtime, 10 s, rather than wait for good.
+		name: "driver alone, the typical run does not fit",
+		nodes: func() []*v1.Node {
+			n1, n2 := mkNode("n1", 4), mkNode("n2", 16)
+			n1.Labels = map[string]string{"pool": "small"}
+			return []*v1.Node{n1, n2}
+		}(),
+		pods: pods(
+			[]pb{{job: "big", name: "big-0", cpu: 8, created: -100, node: "n2", started: ip(-100), ended: ip(-90)}},
+			[]pb{{job: "d", name: "d-driver", am: true, cpu: 1, created: -5, selector: map[string]string{"pool": "small"}}}),
+		policy: "fifo",
+		want: map[string]want{
+			"team/d": {start: 0, finish: 10, waiting: true, source: SourceCluster, position: 1},
+		},
+	}, {
+		// The same, with n1 running a task of 4 CPUs for 20 s more (as
+		// its annotation says): the driver, held to pool small, waits
+		// for n1, though n2 is free.
+		name: "driver alone, where it may run",
+		nodes: func() []*v1.Node {
+			n1, n2 := mkNode("n1", 4), mkNode("n2", 16)
+			n1.Labels = map[string]string{"pool": "small"}
+			return []*v1.Node{n1, n2}
+		}(),
+		pods: pods(
+			[]pb{{job: "big", name: "big-0", cpu: 8, created: -100, node: "n2", started: ip(-100), ended: ip(-90)}},
+			tasks(1, pb{job: "busy", cpu: 4, created: -20, node: "n1", started: ip(-10), estimate: "30s"}),
+			[]pb{{job: "d", name: "d-driver", am: true, cpu: 1, created: -5, selector: map[string]string{"pool": "small"}}}),
+		policy: "fifo",
+		want: map[string]want{
+			"team/busy": {start: -10, finish: 20, source: SourceAnnotation},
+			"team/d":    {start: 20, finish: 30, waiting: true, source: SourceCluster, position: 1},
+		},
+	}, {
+		// A running AM holds its node until its job's last task ends. r
+		// (20 s by its annotation) runs t1 since -5 s and waits for t2:
+		// its AM is first taken to end with t1, at 15 s, when t2 starts
+		// in t1's place and ends at 35 s; the AM is then held until 35
+		// s, and w, behind it, starts when it ends.
+		name:  "running AM held until its tasks end",
+		nodes: []*v1.Node{mkNode("n1", 2)},
+		pods: pods(
+			[]pb{{job: "r", name: "r-am", am: true, cpu: 1, created: -31, node: "n1", started: ip(-30), estimate: "20s"},
+				{job: "r", name: "r-t1", cpu: 1, created: -6, node: "n1", started: ip(-5)},
+				{job: "r", name: "r-t2", cpu: 1, created: -6}},
+			tasks(1, pb{job: "w", cpu: 1, created: -1, estimate: "10s"})),
+		policy: "fifo",
+		want: map[string]want{
+			"team/r": {start: -30, finish: 35, source: SourceAnnotation},
+			"team/w": {start: 35, finish: 45, waiting: true, source: SourceAnnotation, position: 1},
+		},
+	}, {
 		// Nothing has finished anywhere: DefaultEstimate. The replay's
 		// true duration on the pod is not read.
 		name:   "no estimate at all",
@@ -310,6 +382,18 @@ func TestRunHandComputed(t *testing.T) {
 		pods:   pods(tasks(1, pb{job: "lost", queue: "nowhere", cpu: 1, created: -10, estimate: "30s"})),
 		policy: "fifo",
 		queues: twoQueues,
+		want: map[string]want{
+			"team/lost": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 1},
+		},
+	}, {
+		// One queue configured and no default queue: a job of another
+		// queue is held, as the scheduler holds it (sched.ResolveQueue),
+		// not put in the only queue.
+		name:   "one queue, no default",
+		nodes:  one,
+		pods:   pods(tasks(1, pb{job: "lost", queue: "nowhere", cpu: 1, created: -10, estimate: "30s"})),
+		policy: "fifo",
+		queues: []workload.Queue{{Name: "a", Capacity: 1, MaxCapacity: 1}},
 		want: map[string]want{
 			"team/lost": {start: none, finish: none, waiting: true, beyond: true, source: SourceAnnotation, position: 1},
 		},

@@ -1,6 +1,7 @@
 package forecast
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -8,16 +9,17 @@ import (
 
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/kube/record"
+	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sim"
 )
 
 // History is what finished jobs took: each job's runtime under its name
 // (kube record's job name: Spark's application name, a Job's name without
-// a CronJob's serial, the spindle.io/job label), and the durations of their
-// tasks, for the cluster's median. It keeps the latest MaxRuns runtimes and
-// MaxTasks task durations. Safe for concurrent use: the driver adds as
-// jobs finish (Add, or Learn from a snapshot) while Run reads. The zero
-// value is empty and ready.
+// a CronJob's serial, the spindle.io/job label) and the waves its tasks
+// ran in, and the durations of the cluster's tasks, for the cluster's
+// medians. It keeps the latest MaxRuns jobs and MaxTasks task durations.
+// Safe for concurrent use: the driver adds as jobs finish (Add, or Learn
+// from a snapshot) while Run reads. The zero value is empty and ready.
 type History struct {
 	mu    sync.RWMutex
 	seen  map[string]struct{} // keys added, with their order in keys
@@ -28,10 +30,22 @@ type History struct {
 	nextT int
 }
 
+// pastRun is one finished job.
 type pastRun struct {
-	name    string
+	name    string // "" for a job without one: the cluster's only
 	runtime time.Duration
 	task    time.Duration // its tasks' mean duration; 0 when none is known
+	// waves are its tasks as they were asked for (see wavesOf); nil
+	// when not known (Add) or when the job had no task but its AM.
+	waves []wave
+}
+
+// wave is tasks a job asked for together: how many, the largest request
+// among them, and their mean duration.
+type wave struct {
+	tasks    int
+	request  resource.Vector
+	duration time.Duration
 }
 
 // mean is the mean of ds, 0 for none.
@@ -61,10 +75,15 @@ func NewHistory() *History { return &History{} }
 
 // Add records a finished job once: key tells jobs apart (a key already
 // added is ignored, and Add returns false), name is what later jobs of the
-// same kind are estimated by, runtime its first task's start to its last
-// task's end, tasks each task's duration. A job without a name still adds
-// its tasks to the cluster's median.
+// same kind are estimated by ("" for none: the job counts in the cluster's
+// medians only), runtime its first task's start to its last task's end,
+// tasks each task's duration. Add does not know the job's waves: Learn,
+// which reads them from the pods, does.
 func (h *History) Add(key, name string, runtime time.Duration, tasks []time.Duration) bool {
+	return h.add(key, pastRun{name: name, runtime: runtime, task: mean(tasks)}, tasks)
+}
+
+func (h *History) add(key string, r pastRun, tasks []time.Duration) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.seen[key]; ok {
@@ -81,11 +100,11 @@ func (h *History) Add(key, name string, runtime time.Duration, tasks []time.Dura
 		}
 		h.keys = append([]string(nil), h.keys[MaxRuns:]...)
 	}
-	if name != "" && runtime >= 0 {
+	if r.runtime >= 0 {
 		if len(h.runs) < MaxRuns {
-			h.runs = append(h.runs, pastRun{name, runtime, mean(tasks)})
+			h.runs = append(h.runs, r)
 		} else {
-			h.runs[h.next] = pastRun{name, runtime, mean(tasks)}
+			h.runs[h.next] = r
 			h.next = (h.next + 1) % MaxRuns
 		}
 	}
@@ -118,15 +137,14 @@ func (h *History) Learn(s *Snapshot) (int, error) {
 	n := 0
 	for i := range inst.Jobs {
 		j := &inst.Jobs[i]
-		rt, tasks, ok := finished(j)
-		if ok && h.Add(historyKey(j), j.Name, rt, tasks) {
+		if r, tasks, ok := pastRunOf(j); ok && h.add(historyKey(j), r, tasks) {
 			n++
 		}
 	}
 	return n, nil
 }
 
-// Len returns how many job runtimes the history holds.
+// Len returns how many finished jobs the history holds.
 func (h *History) Len() int {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
@@ -190,6 +208,54 @@ func finished(j *record.InstantJob) (runtime time.Duration, tasks []time.Duratio
 	return last.Sub(first), tasks, true
 }
 
+// pastRunOf returns a job whose pods have all ended as the history keeps
+// it, and its tasks' durations; ok is false as for finished.
+func pastRunOf(j *record.InstantJob) (r pastRun, tasks []time.Duration, ok bool) {
+	rt, tasks, ok := finished(j)
+	if !ok {
+		return pastRun{}, nil, false
+	}
+	return pastRun{name: j.Name, runtime: rt, task: mean(tasks), waves: wavesOf(j)}, tasks, true
+}
+
+// wavesOf returns a finished job's tasks (not its AM) as it asked for
+// them, in creation order: a task created once a task of the wave before
+// it had ended belongs to a new wave (the application asked for it having
+// seen results: a reduce after its maps, a second stage after the first),
+// else to the wave before. Only tasks that started and have a known end
+// count, as in finished; nil when there is none.
+func wavesOf(j *record.InstantJob) []wave {
+	var out []wave
+	var sum time.Duration
+	var firstEnd time.Time // the earliest end in the current wave
+	for i := range j.Pods {
+		p := &j.Pods[i]
+		if p.AM || p.Started.IsZero() || p.Ended.IsZero() || p.EndUnknown {
+			continue
+		}
+		if len(out) == 0 || !p.Created.Before(firstEnd) {
+			if len(out) > 0 {
+				w := &out[len(out)-1]
+				w.duration = sum / time.Duration(w.tasks)
+			}
+			out = append(out, wave{})
+			sum, firstEnd = 0, p.Ended
+		}
+		w := &out[len(out)-1]
+		w.tasks++
+		w.request = w.request.Max(p.Request)
+		sum += p.Ended.Sub(p.Started)
+		if p.Ended.Before(firstEnd) {
+			firstEnd = p.Ended
+		}
+	}
+	if len(out) > 0 {
+		w := &out[len(out)-1]
+		w.duration = sum / time.Duration(w.tasks)
+	}
+	return out
+}
+
 // estimates is what a Run knows of durations: the history's and the
 // snapshot's finished jobs.
 type estimates struct {
@@ -197,63 +263,151 @@ type estimates struct {
 	// tasksByName is the same rule over each finished job's mean task
 	// duration: what a task of the name takes.
 	tasksByName sim.History
-	median      time.Duration // of task durations; 0 when none is known
+	// runs are the finished jobs, in the history's order then the
+	// snapshot's; byRuns indexes them by name; typicalOf holds each
+	// name's typical run once found, "" the cluster's (see typical).
+	runs      []pastRun
+	byRuns    map[string][]int
+	typicalOf map[string]*pastRun
+	// runtimes and tasks are the finished jobs' runtimes and task
+	// durations, sorted: the cluster's distributions.
+	runtimes, tasks []time.Duration
 }
 
 func newEstimates(h *History, inst *record.Instant) *estimates {
-	e := &estimates{}
-	var tasks []time.Duration
+	e := &estimates{byRuns: map[string][]int{}}
 	if h != nil {
 		h.mu.RLock()
-		for _, r := range h.runs {
-			e.byName.Observe(r.name, micros(r.runtime))
-			if r.task > 0 {
-				e.tasksByName.Observe(r.name, micros(r.task))
-			}
-		}
-		tasks = append(tasks, h.tasks...)
+		e.runs = append(e.runs, h.runs...)
+		e.tasks = append(e.tasks, h.tasks...)
 		h.mu.RUnlock()
 	}
 	// Finished jobs still in the snapshot that the history has not had
 	// (the driver may not have learned them yet).
 	for i := range inst.Jobs {
 		j := &inst.Jobs[i]
-		rt, ts, ok := finished(j)
+		r, ts, ok := pastRunOf(j)
 		if !ok || h != nil && h.known(historyKey(j)) {
 			continue
 		}
-		e.byName.Observe(j.Name, micros(rt))
-		if m := mean(ts); m > 0 {
-			e.tasksByName.Observe(j.Name, micros(m))
+		e.runs = append(e.runs, r)
+		e.tasks = append(e.tasks, ts...)
+	}
+	for i, r := range e.runs {
+		e.byName.Observe(r.name, micros(r.runtime))
+		if r.task > 0 {
+			e.tasksByName.Observe(r.name, micros(r.task))
 		}
-		tasks = append(tasks, ts...)
+		if r.name != "" {
+			e.byRuns[r.name] = append(e.byRuns[r.name], i)
+		}
+		e.runtimes = append(e.runtimes, r.runtime)
 	}
-	if len(tasks) > 0 {
-		slices.Sort(tasks)
-		e.median = tasks[(len(tasks)-1)/2]
-	}
+	slices.Sort(e.tasks)
+	slices.Sort(e.runtimes)
 	return e
 }
 
-// of returns j's runtime estimate, the only duration a policy sees, the
-// duration each of its tasks is taken to last, and where they come from:
-// the history of j's name (its runtimes; its tasks' mean durations, else
-// the runtime), else j's declared estimate, else the cluster's median
-// task, else DefaultEstimate (for tasks and runtime both).
-func (e *estimates) of(j *record.InstantJob) (runtime, task time.Duration, src Source) {
+// median is the lower middle of sorted ds, 0 for none.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	return ds[(len(ds)-1)/2]
+}
+
+// estimate is what a job is taken to take.
+type estimate struct {
+	// runtime is the job's, first task's start to last task's end: the
+	// only duration a policy sees, and how long its AM is held.
+	runtime time.Duration
+	// task is what each of its tasks is taken to last.
+	task time.Duration
+	src  Source
+	// waves are what a job whose AM waits alone (its tasks not asked for
+	// yet) is taken to run after it: a typical finished run's (see
+	// typical); nil when none is known, and the AM then stands for the
+	// job, for its runtime.
+	waves []wave
+	// runtimes and tasks, when set, are the distributions runtime and
+	// task are the medians of, which a running job's remaining time is
+	// read from (see leftOf).
+	runtimes, tasks []time.Duration
+}
+
+// of returns j's estimate: by the history of j's name (the mean runtime;
+// the mean of its runs' mean task durations, else the runtime), else by
+// j's declared estimate (for its runtime and its tasks), else by the
+// cluster's finished jobs (their median runtime, their tasks' median
+// duration), else DefaultEstimate. The waves are the typical run's of j's
+// name, else the cluster's, whatever the runtime's source.
+func (e *estimates) of(j *record.InstantJob) estimate {
 	at := func(d clock.Duration) time.Duration { return max(time.Duration(d)*time.Microsecond, time.Second) }
-	if d, ok := e.byName.Estimate(j.Name); ok {
-		task := at(d)
+	var out estimate
+	if r := e.typical(j.Name); r != nil {
+		out.waves = r.waves
+	} else if r := e.typical(""); r != nil {
+		out.waves = r.waves
+	}
+	switch d, ok := e.byName.Estimate(j.Name); {
+	case ok:
+		out.runtime, out.task, out.src = at(d), at(d), SourceHistory
 		if t, ok := e.tasksByName.Estimate(j.Name); ok {
-			task = at(t)
+			out.task = at(t)
 		}
-		return at(d), task, SourceHistory
+	case j.Hints.Estimate > 0:
+		out.runtime, out.task, out.src = at(j.Hints.Estimate), at(j.Hints.Estimate), SourceAnnotation
+	case len(e.runtimes) > 0:
+		out.runtime = max(median(e.runtimes), time.Second)
+		out.task = max(median(e.tasks), time.Second)
+		if len(e.tasks) == 0 {
+			out.task = out.runtime
+		}
+		out.src, out.runtimes, out.tasks = SourceCluster, e.runtimes, e.tasks
+	default:
+		out.runtime, out.task, out.src = DefaultEstimate, DefaultEstimate, SourceCluster
 	}
-	if d := j.Hints.Estimate; d > 0 {
-		return at(d), at(d), SourceAnnotation
+	return out
+}
+
+// typical returns the run of median runtime among the runs of name, or
+// among every run for "" (the lower middle, the earlier of equal ones);
+// nil when there is none.
+func (e *estimates) typical(name string) *pastRun {
+	if r, ok := e.typicalOf[name]; ok {
+		return r
 	}
-	if e.median > 0 {
-		return max(e.median, time.Second), max(e.median, time.Second), SourceCluster
+	if e.typicalOf == nil {
+		e.typicalOf = map[string]*pastRun{}
 	}
-	return DefaultEstimate, DefaultEstimate, SourceCluster
+	var idx []int
+	if name == "" {
+		idx = make([]int, len(e.runs))
+		for i := range idx {
+			idx[i] = i
+		}
+	} else {
+		idx = slices.Clone(e.byRuns[name])
+	}
+	var r *pastRun
+	if len(idx) > 0 {
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(e.runs[a].runtime, e.runs[b].runtime) })
+		r = &e.runs[idx[(len(idx)-1)/2]]
+	}
+	e.typicalOf[name] = r
+	return r
+}
+
+// leftOf returns what a running container that has run elapsed has left,
+// by its estimate d: d less elapsed; with the distribution d is the
+// median of (sorted ds), the median of those longer than elapsed, less
+// elapsed, since one that has run long is not about to end. At least
+// MinRemaining: one that has run past every estimate is about to end,
+// not ended.
+func leftOf(d time.Duration, ds []time.Duration, elapsed time.Duration) time.Duration {
+	if len(ds) > 0 {
+		i, _ := slices.BinarySearch(ds, elapsed+1)
+		d = median(ds[i:])
+	}
+	return max(d-elapsed, MinRemaining)
 }

@@ -20,15 +20,21 @@ func TestHistoryAdd(t *testing.T) {
 	}
 	h.Add("ns/etl-2#u2", "etl", 30*time.Second, nil)
 	h.Add("pod:ns/x#u3", "", 7*time.Second, []time.Duration{7 * time.Second, 9 * time.Second})
-	if h.Len() != 2 {
-		t.Errorf("Len %d, want 2 (a job without a name teaches no runtime)", h.Len())
+	if h.Len() != 3 {
+		t.Errorf("Len %d, want 3 (a job without a name counts in the cluster's runtimes)", h.Len())
 	}
 	e := newEstimates(h, &record.Instant{})
 	if d, ok := e.byName.Estimate("etl"); !ok || d != micros(20*time.Second) {
 		t.Errorf("etl's estimate %v %v, want the mean, 20 s", d, ok)
 	}
-	if e.median != 7*time.Second {
-		t.Errorf("median task %v, want 7 s of 5, 7, 9", e.median)
+	if _, ok := e.byName.Estimate(""); ok {
+		t.Error("a job without a name has an estimate by name")
+	}
+	if m := median(e.tasks); m != 7*time.Second {
+		t.Errorf("median task %v, want 7 s of 5, 7, 9", m)
+	}
+	if m := median(e.runtimes); m != 10*time.Second {
+		t.Errorf("median runtime %v, want 10 s of 7, 10, 30", m)
 	}
 }
 
@@ -67,8 +73,8 @@ func TestHistoryLearn(t *testing.T) {
 	if d, ok := e.byName.Estimate("etl"); !ok || d != micros(50*time.Second) {
 		t.Errorf("etl %v %v, want 50 s", d, ok)
 	}
-	if e.median != 20*time.Second {
-		t.Errorf("median %v, want 20 s (the lower middle of 20 and 40)", e.median)
+	if m := median(e.tasks); m != 20*time.Second {
+		t.Errorf("median %v, want 20 s (the lower middle of 20 and 40)", m)
 	}
 	// The snapshot's finished job counts once, whether or not the
 	// history has it: Run forecasts etl-000002's task, 10 s in, by its

@@ -2,6 +2,7 @@ package forecast
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -44,13 +45,24 @@ type model struct {
 	of     []int
 	pinned []bool
 	pin    bool // running tasks are pinned, not load
+	// amEnd is, by Job, when its running AM is taken to end (zero
+	// without one); tasksEnd when its tasks are: its running ones', and
+	// once simulated its pending ones' (the horizon's end when they do
+	// not end by the end of the simulation). pinnedAM[i] says workload
+	// job i is a pinned AM.
+	amEnd, tasksEnd []time.Time
+	pinnedAM        []bool
 }
 
 // entry is one job of the model's workload, with the creation time that
 // orders it and the Job it forecasts.
 type entry struct {
-	first  time.Time
-	job    workload.Job
+	first time.Time
+	job   workload.Job
+	am    bool // a pinned AM
+	// alone, when set, is the job as its pods are, used when no node
+	// takes job's containers (see build).
+	alone  *workload.Job
 	of     int
 	pinned bool
 }
@@ -64,8 +76,9 @@ const arrival = clock.Time(1)
 
 // build makes the model of s; with pin, running tasks are pinned (placed
 // at time 0 on their nodes as jobs of their queues), else load on their
-// nodes until their estimated end.
-func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model, error) {
+// nodes until their estimated end. amUntil, when not nil, holds each
+// Job's running AM at least until amUntil[i] (see Run).
+func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil []time.Time) (*model, error) {
 	m := &model{now: s.Now, pin: pin}
 
 	nodes := map[string]*nodeLoad{}
@@ -86,9 +99,15 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 	}
 	sort.Strings(names)
 
-	queues := s.Queues
+	// Without a configuration, the scheduler's: one queue, the default,
+	// which takes every job.
+	queues, def := s.Queues, s.DefaultQueue
 	if len(queues) == 0 {
-		queues = []workload.Queue{{Name: workload.DefaultQueue, Capacity: 1, MaxCapacity: 1}}
+		queues, def = []workload.Queue{{Name: workload.DefaultQueue, Capacity: 1, MaxCapacity: 1}}, workload.DefaultQueue
+	}
+	listed := make([]string, len(queues))
+	for i, q := range queues {
+		listed[i] = q.Name
 	}
 	leaf, err := leaves(queues)
 	if err != nil {
@@ -100,7 +119,9 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 	for k := range inst.Jobs {
 		ij := &inst.Jobs[k]
 		var running, pending []*record.InstantPod
-		started := time.Time{}
+		// started is the job's first start, tasksStarted its first
+		// task's (not its AM's): where its runtime is counted from.
+		var started, tasksStarted time.Time
 		for i := range ij.Pods {
 			p := &ij.Pods[i]
 			switch {
@@ -112,13 +133,20 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			if !p.Started.IsZero() && (started.IsZero() || p.Started.Before(started)) {
 				started = p.Started
 			}
+			if !p.AM && !p.Started.IsZero() && (tasksStarted.IsZero() || p.Started.Before(tasksStarted)) {
+				tasksStarted = p.Started
+			}
+		}
+		if tasksStarted.IsZero() {
+			tasksStarted = started
 		}
 		if len(running) == 0 && len(pending) == 0 {
 			continue // finished: history
 		}
-		d, task, src := est.of(ij)
-		queue := ResolveQueue(queues, s.DefaultQueue, ij.ID.Queue)
-		j := Job{Key: ij.Key, Namespace: namespace(ij), Queue: queue, Source: src,
+		e := est.of(ij)
+		d, task := e.runtime, e.task
+		queue := sched.ResolveQueue(listed, def, ij.ID.Queue)
+		j := Job{Key: ij.Key, Namespace: namespace(ij), Queue: queue, Source: e.src,
 			Waiting: len(pending) == len(ij.Pods)}
 		if queue == "" || !leaf[sched.QueuePath(queue)] {
 			// The scheduler holds such pods (no configured queue takes
@@ -133,15 +161,26 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			}
 		}
 		idx := len(m.jobs)
+		var amEnd, tasksEnd time.Time
 		for _, p := range running {
-			elapsed := time.Duration(0)
-			if !p.Started.IsZero() && p.Started.Before(s.Now) {
-				elapsed = s.Now.Sub(p.Started)
+			// A task is held for what its estimate leaves; an AM for what
+			// its job's runtime leaves: it holds its node until the job
+			// ends.
+			left := leftOf(task, e.tasks, since(s.Now, p.Started))
+			if p.AM {
+				left = leftOf(d, e.runtimes, since(s.Now, tasksStarted))
+				if amUntil != nil && amUntil[idx].After(s.Now.Add(left)) {
+					left = amUntil[idx].Sub(s.Now)
+				}
 			}
-			left := max(task-elapsed, MinRemaining)
 			end := s.Now.Add(left)
 			if end.After(j.Finish) {
 				j.Finish = end
+			}
+			if p.AM && end.After(amEnd) {
+				amEnd = end
+			} else if !p.AM && end.After(tasksEnd) {
+				tasksEnd = end
 			}
 			n := nodes[p.Node]
 			switch {
@@ -155,7 +194,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 				n.pinned = true
 				n.held = n.held.Add(p.Request) // for the next one's fit
 				n.pinnedHeld = n.pinnedHeld.Add(p.Request)
-				pins = append(pins, entry{first: p.Created, of: idx, pinned: true, job: workload.Job{
+				pins = append(pins, entry{first: p.Created, of: idx, pinned: true, am: p.AM, job: workload.Job{
 					ID: "pin:" + p.Name, Name: ij.Name, Queue: queue, User: j.Namespace, Estimate: micros(d), Priority: ij.Priority,
 					NodeSelector: map[string]string{pinLabel: p.Node}, Tolerations: tolerateAll,
 					Phases: []workload.Phase{{Tasks: 1, StartAfter: 1, Request: p.Request, Durations: []clock.Duration{micros(left)}}},
@@ -166,6 +205,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			}
 		}
 		m.jobs = append(m.jobs, j)
+		m.amEnd, m.tasksEnd = append(m.amEnd, amEnd), append(m.tasksEnd, tasksEnd)
 		if len(pending) == 0 {
 			continue
 		}
@@ -180,35 +220,55 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 			}
 			tasks = append(tasks, p)
 		}
-		if len(tasks) == 0 {
-			// A driver waiting alone: its executors do not exist yet, so
-			// the driver stands for the job, as a recording counts it.
-			tasks, wj.AM = pending, resource.Vector{}
+		// alone is the job as its pods are, when the job it forecasts is
+		// the typical run's (below): the forecast falls back on it when
+		// no node the job may use takes the typical run's tasks.
+		var alone *workload.Job
+		switch {
+		case len(tasks) == 0 && len(e.waves) > 0:
+			// A driver waiting alone, its executors not asked for yet:
+			// the job is taken to ask, once its driver runs, for what
+			// the typical run of its kind (else of the cluster) asked
+			// for, wave after wave.
+			a := wj
+			a.AM, a.Phases = resource.Vector{}, []workload.Phase{phase(pending, d)}
+			alone = &a
+			for _, w := range scaled(e.waves, ij.Hints.Demand) {
+				wj.Phases = append(wj.Phases, workload.Phase{Tasks: w.tasks, StartAfter: 1, Request: w.request,
+					Durations: []clock.Duration{micros(max(w.duration, time.Second))}})
+			}
+		case len(tasks) == 0:
+			// A driver waiting alone, and no run known to go by: the
+			// driver stands for the job, as a recording counts it, for
+			// the job's runtime.
+			wj.AM, wj.Phases = resource.Vector{}, []workload.Phase{phase(pending, d)}
+		default:
+			wj.Phases = []workload.Phase{phase(tasks, task)}
 		}
-		ph := workload.Phase{Tasks: len(tasks), StartAfter: 1, Durations: []clock.Duration{micros(task)}}
-		for _, p := range tasks {
-			ph.Request = ph.Request.Max(p.Request)
-		}
-		wj.Phases = []workload.Phase{ph}
-		// Where it may run: its first pending pod's node selector and
-		// tolerations (a job's pods normally share them).
-		wj.NodeSelector = pending[0].NodeSelector
-		wj.Tolerations = tolerations(pending[0].Tolerations)
-		for k := range wj.NodeSelector {
+		for k := range pending[0].NodeSelector {
 			selected[k] = true
-		}
-		if j.Waiting && ij.MinMembers > 0 {
-			wj.MinMembers = min(ij.MinMembers, len(tasks)+btoi(!wj.AM.IsZero()))
 		}
 		// Workload IDs must be unique; a name reused has one job per
 		// UID.
-		wj.ID = ij.Key
+		id := ij.Key
 		if n := ids[ij.Key]; n > 0 {
-			wj.ID = fmt.Sprintf("%s#%d", ij.Key, n+1)
+			id = fmt.Sprintf("%s#%d", ij.Key, n+1)
 		}
 		ids[ij.Key]++
-		wj.Submit = arrival
-		entries = append(entries, entry{first: ij.Pods[0].Created, job: wj, of: idx})
+		for _, x := range []*workload.Job{&wj, alone} {
+			if x == nil {
+				continue
+			}
+			if j.Waiting && ij.MinMembers > 0 {
+				x.MinMembers = min(ij.MinMembers, x.Phases[0].Tasks+btoi(!x.AM.IsZero()))
+			}
+			x.ID, x.Submit = id, arrival
+			// Where it may run: its first pending pod's node selector
+			// and tolerations (a job's pods normally share them).
+			x.NodeSelector = pending[0].NodeSelector
+			x.Tolerations = tolerations(pending[0].Tolerations)
+		}
+		entries = append(entries, entry{first: ij.Pods[0].Created, job: wj, alone: alone, of: idx})
 	}
 	// Arrival order is creation order: every waiting job arrives at once
 	// (it was submitted by Now), and the simulator keeps the workload's
@@ -225,6 +285,9 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: record.NoMapReduceAM}
 	w.Cluster.Nodes = groups(names, nodes, selected)
 	for _, e := range append(pins, entries...) {
+		if e.alone != nil && !(admitted(&e.job, w.Cluster.Nodes) && gangFits(&e.job, w.Cluster.Nodes)) {
+			e.job = *e.alone
+		}
 		if !e.pinned && (!admitted(&e.job, w.Cluster.Nodes) || !gangFits(&e.job, w.Cluster.Nodes)) {
 			// No node could ever hold it: it waits for good, as the
 			// scheduler holds it.
@@ -235,10 +298,55 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool) (*model,
 		w.Jobs = append(w.Jobs, e.job)
 		m.of = append(m.of, e.of)
 		m.pinned = append(m.pinned, e.pinned)
+		m.pinnedAM = append(m.pinnedAM, e.am)
 	}
 	w.ApplyDefaults()
 	m.w = w
 	return m, nil
+}
+
+// scaled returns a typical run's waves for a job that declares the peak
+// of its tasks' demand (spindle.io/demand, or Spark's executor settings):
+// its widest wave asks for as many tasks of its request as fit in the
+// demand, and every wave is scaled by the same ratio, rounded up. Without
+// a declared demand, or one that holds no task, the waves as they are.
+func scaled(ws []wave, demand resource.Vector) []wave {
+	if demand.IsZero() || len(ws) == 0 {
+		return ws
+	}
+	wide := 0
+	for i := range ws {
+		if ws[i].tasks > ws[wide].tasks {
+			wide = i
+		}
+	}
+	n := ws[wide].request.CountIn(demand)
+	if n <= 0 || n == ws[wide].tasks {
+		return ws
+	}
+	out := slices.Clone(ws)
+	for i := range out {
+		out[i].tasks = (ws[i].tasks*n + ws[wide].tasks - 1) / ws[wide].tasks
+	}
+	return out
+}
+
+// phase is one wave of pods, each taking d and asking for the largest
+// request among them (as a recording raises a wave's requests).
+func phase(pods []*record.InstantPod, d time.Duration) workload.Phase {
+	ph := workload.Phase{Tasks: len(pods), StartAfter: 1, Durations: []clock.Duration{micros(d)}}
+	for _, p := range pods {
+		ph.Request = ph.Request.Max(p.Request)
+	}
+	return ph
+}
+
+// since is how long before now t was, 0 when t is not before now.
+func since(now, t time.Time) time.Duration {
+	if t.IsZero() || !t.Before(now) {
+		return 0
+	}
+	return now.Sub(t)
 }
 
 // admitted reports whether each container of j fits, alone, some node
@@ -446,8 +554,15 @@ func (m *model) read(out []metrics.JobResult, horizon time.Duration) {
 		if m.pinned[i] {
 			// A pinned task ends later than estimated only if it was
 			// preempted and ran again.
-			if f := m.at(r.Finish); r.Finish >= 0 && f.After(j.Finish) {
+			if r.Finish < 0 {
+				continue
+			}
+			f := m.at(r.Finish)
+			if f.After(j.Finish) {
 				j.Finish = f
+			}
+			if !m.pinnedAM[i] && f.After(m.tasksEnd[m.of[i]]) {
+				m.tasksEnd[m.of[i]] = f
 			}
 			continue
 		}
@@ -470,10 +585,34 @@ func (m *model) read(out []metrics.JobResult, horizon time.Duration) {
 		// A running job's pending pods: it finishes when they do too.
 		if r.Finish < 0 {
 			j.Finish = time.Time{} // not by the end of the simulation
-		} else if f := m.at(r.Finish); f.After(j.Finish) {
+			m.tasksEnd[m.of[i]] = m.now.Add(horizon)
+			continue
+		}
+		f := m.at(r.Finish)
+		if f.After(j.Finish) {
 			j.Finish = f
 		}
+		if f.After(m.tasksEnd[m.of[i]]) {
+			m.tasksEnd[m.of[i]] = f
+		}
 	}
+}
+
+// amUntil returns, by Job, when each running AM is to be held until in
+// a second simulation: when its job's tasks were forecast to end, where
+// that is after the AM's own estimated end; nil when no AM's changes.
+func (m *model) amUntil() []time.Time {
+	var out []time.Time
+	for i, end := range m.amEnd {
+		if end.IsZero() || !m.tasksEnd[i].After(end) {
+			continue
+		}
+		if out == nil {
+			out = make([]time.Time, len(m.amEnd))
+		}
+		out[i] = m.tasksEnd[i]
+	}
+	return out
 }
 
 // at converts a simulation time to wall time, to the millisecond: the
@@ -543,21 +682,6 @@ func leaves(qs []workload.Queue) (map[string]bool, error) {
 		return nil, fmt.Errorf("forecast: snapshot: queues: %w", err)
 	}
 	return l, nil
-}
-
-// ResolveQueue maps a job's queue name (its label, or its namespace) to a
-// configured queue as the live scheduler does: itself when listed (with or
-// without "root."), else def.
-func ResolveQueue(queues []workload.Queue, def, name string) string {
-	for _, q := range queues {
-		if sched.QueuePath(q.Name) == sched.QueuePath(name) {
-			return q.Name
-		}
-	}
-	if def == "" && len(queues) == 1 {
-		return queues[0].Name
-	}
-	return def
 }
 
 func namespace(j *record.InstantJob) string {

@@ -96,25 +96,8 @@ func TestFinish(t *testing.T) {
 	}
 }
 
-func TestResolveQueue(t *testing.T) {
-	qs := []workload.Queue{{Name: "root.prod"}, {Name: "prod.etl"}, {Name: "dev"}}
-	cases := []struct {
-		queues    []workload.Queue
-		def, name string
-		want      string
-	}{
-		{qs, "dev", "prod.etl", "prod.etl"},
-		{qs, "dev", "root.prod.etl", "prod.etl"},
-		{qs, "dev", "team", "dev"},
-		{qs, "", "team", ""},
-		{[]workload.Queue{{Name: "default"}}, "", "team", "default"},
-	}
-	for _, c := range cases {
-		if got := ResolveQueue(c.queues, c.def, c.name); got != c.want {
-			t.Errorf("ResolveQueue(%v, %q, %q) = %q, want %q", c.queues, c.def, c.name, got, c.want)
-		}
-	}
-	qs = []workload.Queue{{Name: "root.prod", Capacity: 0.5, MaxCapacity: 1}, {Name: "prod.etl", Capacity: 1, MaxCapacity: 1},
+func TestLeaves(t *testing.T) {
+	qs := []workload.Queue{{Name: "root.prod", Capacity: 0.5, MaxCapacity: 1}, {Name: "prod.etl", Capacity: 1, MaxCapacity: 1},
 		{Name: "dev", Capacity: 0.5, MaxCapacity: 1}}
 	if l, err := leaves(qs); err != nil || l["prod"] || !l["prod.etl"] || !l["dev"] {
 		t.Errorf("leaves %v (%v): want prod.etl and dev, not prod", l, err)
@@ -160,10 +143,15 @@ func TestFinished(t *testing.T) {
 }
 
 func TestEstimateOrder(t *testing.T) {
-	e := &estimates{median: 40 * time.Second}
-	e.byName.Observe("etl", micros(100*time.Second))
-	e.byName.Observe("ml", micros(300*time.Second))
-	e.tasksByName.Observe("ml", micros(50*time.Second))
+	// etl ran 100 s (one task of 100 s), ml 300 s (tasks of 50 s), a
+	// job without a name 20 s (tasks of 10 and 30 s): the cluster's
+	// median runtime is 100 s of 20, 100, 300, its median task 30 s of
+	// 10, 30, 50, 100 (the lower middle).
+	h := NewHistory()
+	h.Add("k1", "etl", 100*time.Second, []time.Duration{100 * time.Second})
+	h.Add("k2", "ml", 300*time.Second, []time.Duration{50 * time.Second})
+	h.Add("k3", "", 20*time.Second, []time.Duration{10 * time.Second, 30 * time.Second})
+	e := newEstimates(h, &record.Instant{})
 	job := func(name string, declared time.Duration) *record.InstantJob {
 		j := &record.InstantJob{Name: name}
 		j.Hints.Estimate = micros(declared)
@@ -180,13 +168,162 @@ func TestEstimateOrder(t *testing.T) {
 		{"history first", e, job("etl", 30*time.Second), 100 * time.Second, 100 * time.Second, SourceHistory},
 		{"history's tasks", e, job("ml", 0), 300 * time.Second, 50 * time.Second, SourceHistory},
 		{"then the annotation", e, job("bi", 30*time.Second), 30 * time.Second, 30 * time.Second, SourceAnnotation},
-		{"then the cluster's median", e, job("bi", 0), 40 * time.Second, 40 * time.Second, SourceCluster},
+		{"then the cluster's runtime and task medians", e, job("bi", 0), 100 * time.Second, 30 * time.Second, SourceCluster},
 		{"then the default", &estimates{}, job("bi", 0), DefaultEstimate, DefaultEstimate, SourceCluster},
 		{"at least a second", &estimates{}, job("bi", time.Millisecond), time.Second, time.Second, SourceAnnotation},
 	}
 	for _, c := range cases {
-		if d, task, src := c.e.of(c.j); d != c.runtime || task != c.task || src != c.src {
-			t.Errorf("%s: %v, tasks %v, %s; want %v, %v, %s", c.name, d, task, src, c.runtime, c.task, c.src)
+		got := c.e.of(c.j)
+		if got.runtime != c.runtime || got.task != c.task || got.src != c.src {
+			t.Errorf("%s: %v, tasks %v, %s; want %v, %v, %s", c.name, got.runtime, got.task, got.src, c.runtime, c.task, c.src)
+		}
+		// Only the cluster's estimate is a median of a distribution
+		// that a running job's remaining time is read from.
+		if cluster := got.src == SourceCluster && len(c.e.runtimes) > 0; cluster != (got.runtimes != nil) || cluster != (got.tasks != nil) {
+			t.Errorf("%s: distributions %v and %v", c.name, got.runtimes, got.tasks)
+		}
+	}
+}
+
+func TestLeftOf(t *testing.T) {
+	s := func(n int) time.Duration { return time.Duration(n) * time.Second }
+	ds := []time.Duration{s(10), s(20), s(30), s(60), s(120)}
+	cases := []struct {
+		name    string
+		d       time.Duration
+		ds      []time.Duration
+		elapsed time.Duration
+		want    time.Duration
+	}{
+		{"the estimate less what has run", s(30), nil, s(10), s(20)},
+		{"past its estimate: about to end", s(30), nil, s(40), MinRemaining},
+		{"not started: the median", s(30), ds, 0, s(30)},
+		// 25 s in: of those longer, 30, 60 and 120 s, the median 60 s.
+		{"the median of the longer ones", s(30), ds, s(25), s(35)},
+		// Exactly 30 s in: 30 s is not longer; of 60 and 120, 60.
+		{"longer, not as long", s(30), ds, s(30), s(30)},
+		{"near the longer median", s(30), ds, s(58), MinRemaining},
+		{"past every one", s(30), ds, s(200), MinRemaining},
+	}
+	for _, c := range cases {
+		if got := leftOf(c.d, c.ds, c.elapsed); got != c.want {
+			t.Errorf("%s: leftOf(%v, %v, %v) = %v, want %v", c.name, c.d, c.ds, c.elapsed, got, c.want)
+		}
+	}
+}
+
+func TestWavesOf(t *testing.T) {
+	p := func(am bool, cpu int64, created, started, ended int) record.InstantPod {
+		out := record.InstantPod{AM: am, Request: vec(cpu), Created: at(created), Started: at(started)}
+		if ended != none {
+			out.Ended = at(ended)
+		}
+		return out
+	}
+	s := func(n int) time.Duration { return time.Duration(n) * time.Second }
+	cases := []struct {
+		name string
+		pods []record.InstantPod
+		want []wave
+	}{{
+		// Two maps (3 s each, the first ending at 3 s), then a reduce
+		// created at 4 s, after a map ended: a second wave. The AM is
+		// no task.
+		name: "maps then a reduce",
+		pods: []record.InstantPod{p(true, 1, -1, -1, 7), p(false, 1, 0, 0, 3), p(false, 2, 0, 1, 4), p(false, 1, 4, 4, 6)},
+		want: []wave{{tasks: 2, request: vec(2), duration: s(3)}, {tasks: 1, request: vec(1), duration: s(2)}},
+	}, {
+		// Asked for at 0 and 2 s, before either ended: one wave, of 5 and
+		// 4 s.
+		name: "asked for over time, before any ended",
+		pods: []record.InstantPod{p(false, 1, 0, 0, 5), p(false, 1, 2, 2, 6)},
+		want: []wave{{tasks: 2, request: vec(1), duration: 4500 * time.Millisecond}},
+	}, {
+		// Created the second the first task ended (the stamps are to the
+		// second): after it, a new wave.
+		name: "created as one ended",
+		pods: []record.InstantPod{p(false, 1, 0, 0, 3), p(false, 1, 3, 3, 9)},
+		want: []wave{{tasks: 1, request: vec(1), duration: s(3)}, {tasks: 1, request: vec(1), duration: s(6)}},
+	}, {
+		// A wave is new after an end in the wave before it, not after
+		// any end: the second wave's second task, asked for once the
+		// first wave had ended, is still of the second wave.
+		name: "the current wave's ends",
+		pods: []record.InstantPod{p(false, 1, 0, 0, 2), p(false, 1, 2, 2, 10), p(false, 1, 4, 4, 10)},
+		want: []wave{{tasks: 1, request: vec(1), duration: s(2)}, {tasks: 2, request: vec(1), duration: s(7)}},
+	}, {
+		name: "an AM alone",
+		pods: []record.InstantPod{p(true, 1, 0, 0, 9)},
+	}, {
+		name: "a task that never ended",
+		pods: []record.InstantPod{p(false, 1, 0, 0, none)},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := wavesOf(&record.InstantJob{Pods: c.pods}); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("wavesOf = %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestScaled(t *testing.T) {
+	s := func(n int) time.Duration { return time.Duration(n) * time.Second }
+	mr := []wave{{tasks: 4, request: vec(1), duration: s(12)}, {tasks: 1, request: vec(1), duration: s(6)}}
+	cases := []struct {
+		name   string
+		ws     []wave
+		demand resource.Vector
+		want   []wave
+	}{
+		{"no demand declared", mr, resource.Vector{}, mr},
+		{"as typical", mr, vec(4), mr},
+		// 60 tasks of 1 CPU: the maps' wave 15 times wider, and the
+		// reduces' too.
+		{"wider", mr, vec(60), []wave{{tasks: 60, request: vec(1), duration: s(12)}, {tasks: 15, request: vec(1), duration: s(6)}}},
+		// 2 of 4: half as wide, the one reduce rounded up.
+		{"narrower", mr, vec(2), []wave{{tasks: 2, request: vec(1), duration: s(12)}, {tasks: 1, request: vec(1), duration: s(6)}}},
+		// The widest wave is the second; its tasks of 2 CPUs, 3 in 6.
+		{"by the widest wave", []wave{{tasks: 1, request: vec(1), duration: s(5)}, {tasks: 2, request: vec(2), duration: s(9)}}, vec(6),
+			[]wave{{tasks: 2, request: vec(1), duration: s(5)}, {tasks: 3, request: vec(2), duration: s(9)}}},
+		{"a demand that holds no task", mr, resource.Vector{resource.Memory: 100}, mr},
+		{"no waves", nil, vec(8), nil},
+	}
+	for _, c := range cases {
+		if got := scaled(c.ws, c.demand); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: scaled = %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestTypical(t *testing.T) {
+	s := func(n int) time.Duration { return time.Duration(n) * time.Second }
+	w := func(n int) []wave { return []wave{{tasks: n, duration: s(1)}} }
+	e := &estimates{runs: []pastRun{
+		{name: "etl", runtime: s(50), waves: w(1)}, {name: "etl", runtime: s(10), waves: w(2)},
+		{name: "ml", runtime: s(30), waves: w(3)}, {name: "etl", runtime: s(30), waves: w(4)},
+		{name: "etl", runtime: s(90), waves: w(5)}, {name: "ml", runtime: s(30), waves: w(6)},
+	}, byRuns: map[string][]int{"etl": {0, 1, 3, 4}, "ml": {2, 5}}}
+	cases := []struct {
+		name string
+		want int // waves' tasks, 0 for none
+	}{
+		// etl: 10, 30, 50, 90 s: the lower middle, 30 s.
+		{"etl", 4},
+		// ml: two of 30 s: the earlier.
+		{"ml", 3},
+		// Every run: 10, 30, 30, 30, 50, 90: the lower middle is the
+		// second of 30 s in the history's order (ml's, etl's, ml's).
+		{"", 4},
+		{"bi", 0},
+	}
+	for _, c := range cases {
+		got := 0
+		if r := e.typical(c.name); r != nil {
+			got = r.waves[0].tasks
+		}
+		if got != c.want {
+			t.Errorf("typical(%q): the run of %d tasks, want %d", c.name, got, c.want)
 		}
 	}
 }
