@@ -21,6 +21,26 @@
 //     live runs measured (BENCHMARKS.md, "The closed loop") kube-scheduler
 //     made up to 1,260 attempts a second and was idle most of the time, so
 //     the default leaves it off.
+//   - Freed room is seen at once, by every waiting pod: kube-scheduler's
+//     pod informer lists only non-terminal pods (newPodInformer's field
+//     selector status.phase!=Succeeded,status.phase!=Failed,
+//     pkg/scheduler/scheduler.go), so a pod that ends leaves the watch as a
+//     deletion: deletePod drops it from the cache and sends
+//     AssignedPodDelete (pkg/scheduler/eventhandlers.go), on which
+//     NodeResourcesFit's queueing hint (isSchedulableAfterPodEvent,
+//     framework/plugins/noderesources/fit.go) requeues every pod it had
+//     rejected, whatever the freed resources (as read in kubernetes'
+//     master branch, 2026). Deleting the finished pod later frees nothing
+//     more.
+//   - late (default false) puts pods asked for at the instant room frees
+//     after every pod already waiting, backing off or not: live, they are
+//     created by a driver or controller that first saw the end, so they
+//     reach the queue after the end's event has moved the waiting pods
+//     and the scheduler (popping backing-off pods when the active queue is
+//     empty) has tried them. Off by default: on the recordings measured it
+//     brought some classes closer and took others further (docs/record.md,
+//     "When the baseline does not reproduce"); with a long queue the
+//     scheduler reaches only part of it before the new pods exist.
 //   - No head-of-line blocking: a pod that fits no node is passed over.
 //   - Filtering: the node has room for the pod's requests and may take it
 //     (selectors, taints: the request's Eligible).
@@ -70,6 +90,9 @@ type Config struct {
 	// waiting pods are tried again between two events. 0: all of them,
 	// at once.
 	Cycle clock.Duration
+	// Late puts pods asked for at the instant room may have appeared
+	// after every pod already waiting (see the package comment).
+	Late bool
 }
 
 // Params reads the parameters.
@@ -77,6 +100,7 @@ func Params(r *params.Reader) Config {
 	return Config{
 		Backoff: r.Bool("backoff", true, "order pods that found no room by kube-scheduler's backoff (1 s doubling to 10 s): those whose backoff expired first, then by expiry (default true; false: creation order only)"),
 		Sample:  r.Bool("sample", true, "on more than 100 nodes score only the first feasible nodes found, as kube-scheduler's percentageOfNodesToScore does (default true)"),
+		Late:    r.Bool("late", false, "pods asked for at the instant room frees (a job's next stage once its tasks end) come after every pod already waiting, backing off or not, as they reach kube-scheduler after the end has moved its waiting pods (default false: they join as new pods, ahead of those backing off)"),
 		Cycle:   r.Duration("cycle", DefaultCycle, fmt.Sprintf("time kube-scheduler takes per attempt at a pod that finds no room; it bounds how many waiting pods are tried again between two events, so that a busy scheduler serves waiting pods in turn (0: every waiting pod is tried again at once) (default %v)", DefaultCycle)),
 	}
 }
@@ -120,6 +144,11 @@ type Policy struct {
 	// that moves kube-scheduler's unschedulable pods back to be tried
 	// again (a pod ended, a node changed). Arrivals alone retry nobody.
 	freed bool
+	// freedAt is the last instant room may have appeared (see freed):
+	// pods that arrive at that instant were created in reaction to it and
+	// come after every pod already waiting (the package comment).
+	freedAt  clock.Time
+	hasFreed bool
 	// budget is how many attempts the scheduler could still make by
 	// budgetAt (Cycle > 0): it grows with time, at most to one attempt
 	// per waiting pod (an idle scheduler has tried them all).
@@ -258,17 +287,24 @@ func (p *Policy) ContainerChanged(c *sched.Container, from sched.ContainerState)
 	case sched.Acquired, sched.Running:
 		return
 	}
-	p.dirty, p.freed = true, true
+	p.roomMayHaveAppeared()
 }
 
 // ClusterChanged makes the plan stale when a node changes.
-func (p *Policy) ClusterChanged(*cluster.Node) { p.dirty, p.freed = true, true }
+func (p *Policy) ClusterChanged(*cluster.Node) { p.roomMayHaveAppeared() }
+
+// roomMayHaveAppeared notes an event on which kube-scheduler moves its
+// unschedulable pods back to be tried again.
+func (p *Policy) roomMayHaveAppeared() {
+	p.dirty, p.freed = true, true
+	p.freedAt, p.hasFreed = p.v.Now(), true
+}
 
 // Pick returns the next pod the plan puts on n.
 func (p *Policy) Pick(n *cluster.Node) *sched.Ask {
 	if p.v.Cluster().Free() != p.freeAfter.Add(p.pending) {
 		// Room changed under the plan: another workload's load moved.
-		p.dirty, p.freed = true, true
+		p.roomMayHaveAppeared()
 	}
 	if !p.dirty && len(p.plan[n.ID()]) == 0 && p.catchUp() {
 		// Pods asked for unannounced, which this node may take.
@@ -456,6 +492,14 @@ func window(t clock.Time) clock.Time { return t / clock.Time(clock.Second) * clo
 // isPodBackingoff).
 func (g *group) ready(now clock.Time) bool { return g.attempts == 0 || g.expiry < window(now) }
 
+// late reports whether g's pods arrived at now, the instant room may have
+// appeared: created in reaction to that event (a driver's next stage once
+// its tasks end), they reach the scheduler after the event has moved the
+// pods already waiting, and after those have been tried.
+func (p *Policy) late(g *group, now clock.Time) bool {
+	return p.cfg.Late && p.hasFreed && p.freedAt == now && g.attempts == 0 && g.ts == now
+}
+
 func backoff(attempts int) clock.Duration {
 	d := initialBackoff
 	for i := 1; i < attempts && d < maxBackoff; i++ {
@@ -471,6 +515,9 @@ func backoff(attempts int) clock.Duration {
 // (lessBackoffCompletedWithPriority, since v1.33). Ties by arrival.
 func (p *Policy) before(a, b *group, now clock.Time) bool {
 	if p.cfg.Backoff {
+		if la, lb := p.late(a, now), p.late(b, now); la != lb {
+			return lb
+		}
 		ra, rb := a.ready(now), b.ready(now)
 		if ra != rb {
 			return ra

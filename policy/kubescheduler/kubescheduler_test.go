@@ -94,6 +94,17 @@ func TestSpreadsLeastAllocated(t *testing.T) {
 	}
 }
 
+// twoNodes is the cluster of the backoff and late cases: node x of 2
+// vcores, node y of 1, Kubernetes timing, no launch delay.
+const twoNodes = `
+version: 1
+cluster:
+  nodes: [{count: 1, vcores: 2, memory_mb: 8192}, {count: 1, vcores: 1, memory_mb: 8192}]
+  timing: kubernetes
+  launch_delay: 0s
+jobs:
+`
+
 // Backoff reorders pods, as kube-scheduler's does. Node x has 2 vcores and
 // node y 1; every task runs at once when placed.
 //
@@ -110,13 +121,7 @@ func TestSpreadsLeastAllocated(t *testing.T) {
 //
 // With backoff=false the pods keep creation order: B runs 20-30 (wait 19,
 // JCT 29) and C 30-40 (wait 15, JCT 25).
-const backoffCase = `
-version: 1
-cluster:
-  nodes: [{count: 1, vcores: 2, memory_mb: 8192}, {count: 1, vcores: 1, memory_mb: 8192}]
-  timing: kubernetes
-  launch_delay: 0s
-jobs:
+const backoffCase = twoNodes + `
   - {id: A, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 20s}]}
   - {id: S, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 6, request: {vcores: 1, memory_mb: 1024}, duration: 2s}]}
   - {id: B, submit: 1s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 10s}]}
@@ -231,5 +236,42 @@ func TestCycleBoundsRetries(t *testing.T) {
 	cw, cj := jct(t, o.Jobs, "C")
 	if bw != 19 || bj != 29 || cw != 15 || cj != 25 {
 		t.Errorf("B wait %v JCT %v, C wait %v JCT %v; want 19 29, 15 25", bw, bj, cw, cj)
+	}
+}
+
+// late=true: pods asked for at the instant room frees come after the pods
+// already waiting, backing off or not. Node x has 2 vcores, node y 1; every
+// task runs at once when placed.
+//
+//	0: A's first stage (2 vcores, 10 s) takes x; S's four 1-vcore tasks of
+//	   2 s run one after another on y, ending at 2, 4, 6 and 8.
+//	1: B (2 vcores, 10 s) arrives and finds no room; tried again at every
+//	   end of an S task, it backs off after its fifth failure (at 8) until 18.
+//	10: A's first stage ends and its second (one pod, 2 vcores, 10 s) is
+//	    asked for. By default it is a new pod, ahead of B still backing
+//	    off: A's second stage 10-20 (A: JCT 20), B 20-30 (wait 19, JCT 29).
+//	    With late=true B, waiting before the end, goes first: B 10-20
+//	    (wait 9, JCT 19), A's second stage 20-30 (A: JCT 30).
+const lateCase = twoNodes + `
+  - {id: A, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 10s}, {tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 10s}]}
+  - {id: S, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 4, request: {vcores: 1, memory_mb: 1024}, duration: 2s}]}
+  - {id: B, submit: 1s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 1, request: {vcores: 2, memory_mb: 1024}, duration: 10s}]}
+`
+
+func TestLatePodsAfterWaiting(t *testing.T) {
+	for _, c := range []struct {
+		pol               string
+		aJCT, bWait, bJCT float64
+	}{
+		{"kube-scheduler", 20, 19, 29},
+		{"kube-scheduler:late=false", 20, 19, 29},
+		{"kube-scheduler:late=true", 30, 9, 19},
+	} {
+		o := simtest.Run(t, lateCase, runner.Spec{Policy: c.pol})
+		_, aj := jct(t, o.Jobs, "A")
+		bw, bj := jct(t, o.Jobs, "B")
+		if aj != c.aJCT || bw != c.bWait || bj != c.bJCT || o.Summary.MakespanS != 30 {
+			t.Errorf("%s: A JCT %v, B wait %v JCT %v, makespan %v; want %v, %v %v, 30", c.pol, aj, bw, bj, o.Summary.MakespanS, c.aJCT, c.bWait, c.bJCT)
+		}
 	}
 }
