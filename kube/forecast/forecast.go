@@ -190,12 +190,15 @@ func simulate(s *Snapshot, inst *record.Instant, est *estimates, o Options, pin 
 	if err != nil || len(m.w.Jobs) == 0 {
 		return m, err
 	}
-	out, err := sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
+	// The pinned jobs run already: admitted as the live core adopts them,
+	// not by the admission controller (adopting).
+	so := sim.Options{Seed: seed, Policy: o.Policy, Admission: adopting(o.Admission, m.pinnedIDs())}
+	out, err := sim.Run(m.w, so)
 	if err != nil && m.gangs() {
 		// A gang the simulator finds can never fit, where the forecast's
 		// count said it could: forecast the gangs piecemeal rather than
 		// nothing at all.
-		out, err = sim.Run(m.w, sim.Options{Seed: seed, Policy: o.Policy, Admission: o.Admission})
+		out, err = sim.Run(m.w, so)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("forecast: simulating: %w", err)

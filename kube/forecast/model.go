@@ -194,11 +194,15 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil 
 				n.pinned = true
 				n.held = n.held.Add(p.Request) // for the next one's fit
 				n.pinnedHeld = n.pinnedHeld.Add(p.Request)
-				pins = append(pins, entry{first: p.Created, of: idx, pinned: true, am: p.AM, job: workload.Job{
+				pj := workload.Job{
 					ID: "pin:" + p.Name, Name: ij.Name, Queue: queue, User: j.Namespace, Estimate: micros(d), Priority: ij.Priority,
 					NodeSelector: map[string]string{pinLabel: p.Node}, Tolerations: tolerateAll,
 					Phases: []workload.Phase{{Tasks: 1, StartAfter: 1, Request: p.Request, Durations: []clock.Duration{micros(left)}}},
-				}})
+				}
+				if p.AM {
+					pj.AM, pj.Phases[0].Request = pinnedAM(p.Request)
+				}
+				pins = append(pins, entry{first: p.Created, of: idx, pinned: true, am: p.AM, job: pj})
 			default:
 				n.held = n.held.Add(p.Request)
 				n.ends = append(n.ends, release{at: micros(left), req: p.Request})
@@ -303,6 +307,27 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil 
 	w.ApplyDefaults()
 	m.w = w
 	return m, nil
+}
+
+// token is the request of a pinned AM's one task: the least of each
+// resource, taken out of the AM's own request (see pinnedAM).
+var token = func() (v resource.Vector) {
+	v[resource.VCores], v[resource.Memory] = 1, 1
+	return v
+}()
+
+// pinnedAM splits a running AM's request r into a pinned job's AM and its
+// one task. A simulated job runs as long as its tasks, and its AM cannot
+// run alone, so a running AM is a job of an AM and one token task (a
+// milli-vcore and a MiB) that lasts what the AM has left; the token is
+// taken out of the AM's request, so that the two hold on the node exactly
+// what the AM holds, where the forecast checked room for it. Where r is
+// too small to give the token, the token comes on top.
+func pinnedAM(r resource.Vector) (am, task resource.Vector) {
+	if r[resource.VCores] > token[resource.VCores] && r[resource.Memory] > token[resource.Memory] {
+		return r.Sub(token), token
+	}
+	return r, token
 }
 
 // scaled returns a typical run's waves for a job that declares the peak
@@ -537,7 +562,12 @@ func (m *model) gangs() bool {
 // node, and the model is not the cluster's state.
 func (m *model) pinsHeld(out []metrics.JobResult) bool {
 	for i, r := range out {
-		if m.pinned[i] && r.FirstRun != 0 {
+		if !m.pinned[i] {
+			continue
+		}
+		// A pinned AM starts with its job; a pinned task is its job's
+		// first task.
+		if (m.pinnedAM[i] && r.AMStart != 0) || (!m.pinnedAM[i] && r.FirstRun != 0) {
 			return false
 		}
 	}
@@ -696,4 +726,15 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// pinnedIDs returns the workload IDs of the pinned jobs.
+func (m *model) pinnedIDs() map[string]bool {
+	out := map[string]bool{}
+	for i, p := range m.pinned {
+		if p {
+			out[m.w.Jobs[i].ID] = true
+		}
+	}
+	return out
 }
