@@ -66,9 +66,11 @@ const forecastAdmission = "autoadmin"
 // fifo 0.62, fair 0.63, dress+ 0.10; recurring names: fifo 0.30, fair
 // 0.59, dress+ 0.12; BENCHMARKS.md, "Forecast accuracy") with room for
 // a loaded machine's noise. The target, 0.35 under FIFO and fair,
-// is met under FIFO only with recurring names, and under dress+.
+// is met under FIFO only with recurring names, and under dress+; under
+// fair with unique names since running AMs are AMs in the forecast (0.12
+// measured, held to the target; recurring names not measured since).
 var forecastBars = map[string]map[string]float64{
-	"unique":    {"fifo": 0.75, "fair": 0.80, "dress+": 0.35},
+	"unique":    {"fifo": 0.75, "fair": 0.35, "dress+": 0.35},
 	"recurring": {"fifo": 0.45, "fair": 0.80, "dress+": 0.35},
 }
 

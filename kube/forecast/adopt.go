@@ -16,23 +16,17 @@ import (
 // type assertion, so adoptAdmission implements every one and forwards each
 // to the inner controller when it has it.
 func adopting(inner sched.AdmissionFactory, pinned map[string]bool) sched.AdmissionFactory {
+	if inner == nil {
+		return nil // every job admitted, the pinned ones too
+	}
 	return func(v *sched.View) (sched.Admission, error) {
-		a := sched.Admission(admitAll{})
-		if inner != nil {
-			var err error
-			if a, err = inner(v); err != nil {
-				return nil, err
-			}
+		a, err := inner(v)
+		if err != nil {
+			return nil, err
 		}
 		return &adoptAdmission{inner: a, pinned: pinned}, nil
 	}
 }
-
-// admitAll admits every job: no admission control, but pinned jobs are
-// still adopted.
-type admitAll struct{}
-
-func (admitAll) Admit(*sched.Job) bool { return true }
 
 type adoptAdmission struct {
 	inner  sched.Admission

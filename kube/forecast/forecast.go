@@ -109,7 +109,8 @@ type Result struct {
 	CPU time.Duration
 	// Pinned says the running tasks were placed in the simulation, on
 	// their nodes, and counted in their queues' shares; false when the
-	// policy or admission controller would not place one of them at once,
+	// policy would not place one of them at once (the admission
+	// controller adopts them: docs/forecast.md),
 	// and they were load on their nodes instead (docs/forecast.md).
 	Pinned bool
 }

@@ -558,8 +558,9 @@ func (m *model) gangs() bool {
 }
 
 // pinsHeld reports whether every pinned task started at time 0, as it
-// runs now: else the policy or the admission controller kept one from its
-// node, and the model is not the cluster's state.
+// runs now: else the policy kept one from its node (the admission
+// controller adopts them, see adopting), and the model is not the
+// cluster's state.
 func (m *model) pinsHeld(out []metrics.JobResult) bool {
 	for i, r := range out {
 		if !m.pinned[i] {
