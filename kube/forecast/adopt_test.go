@@ -84,3 +84,43 @@ func TestRunRunningAMsUnderAdmission(t *testing.T) {
 		})
 	}
 }
+
+// TestRunAutoAdminCountsRunningAMs: under AutoAdmin (the live default),
+// four running drivers (alone, their executors not running) on an 8-CPU
+// node leave no room for a fifth AM beside the reservation for tasks (at
+// least its floor, 40 % of the cluster: 8 − 4 − 1 < 3.2), so the waiting
+// driver w starts only when one of them ends (a's, at 20 s: 8 − 3 − 1 ≥
+// 3.2); with no admission it starts at once. Before running AMs were AMs
+// in the forecast, AutoAdmin saw none and both forecasts were 0 s.
+func TestRunAutoAdminCountsRunningAMs(t *testing.T) {
+	var ps [][]pb
+	for i, est := range []string{"30s", "40s", "50s", "60s"} {
+		job := string(rune('a' + i))
+		ps = append(ps, []pb{
+			{job: job, name: job + "-driver", am: true, cpu: 1, created: -11, node: "n1", started: ip(-10), estimate: est}})
+	}
+	ps = append(ps, []pb{{job: "w", name: "w-driver", am: true, cpu: 1, created: -5, estimate: "10s"},
+		{job: "w", name: "w-exec", cpu: 1, created: -5, estimate: "10s"}})
+	s := snapshot([]*v1.Node{mkNode("n1", 8)}, pods(ps...), nil)
+	starts := map[string]time.Duration{}
+	for _, adm := range []string{"", "autoadmin"} {
+		o := Options{PolicyName: "fifo", Policy: factory(t, "fifo"), Horizon: time.Hour}
+		if adm != "" {
+			o.Admission = admissionFactory(t, adm)
+		}
+		r, err := Run(s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Pinned {
+			t.Errorf("%q: running AMs were not pinned", adm)
+		}
+		starts[adm] = byKey(r)["team/w"].Start.Sub(now)
+	}
+	if starts[""] != 0 {
+		t.Errorf("no admission: w starts at %v, want at once", starts[""])
+	}
+	if starts["autoadmin"] != 20*time.Second {
+		t.Errorf("autoadmin: w starts at %v, want 20s, when a's driver ends", starts["autoadmin"])
+	}
+}
