@@ -110,7 +110,7 @@ func TestAMLimitLightAMs(t *testing.T) {
 		var pk *amPeak
 		// 904 jobs: the invariants are checked on every event elsewhere.
 		res := runWrappedCheck(t, w, spec, false, func(v *sched.View, p sched.Policy) sched.Policy {
-			pk = &amPeak{Forward: schedtest.Forward{Inner: p}, v: v}
+			pk = &amPeak{Forward: schedtest.Wrap(p), v: v}
 			return pk
 		})
 		jobs := metrics.Jobs(w, &res.Outcome)
@@ -232,14 +232,14 @@ jobs:
 			var capLog, dressLog *allocLog
 			var peak float64
 			runWrapped(t, w, "capacity", func(v *sched.View, p sched.Policy) sched.Policy {
-				capLog = &allocLog{Forward: schedtest.Forward{Inner: &poolPeak{Forward: schedtest.Forward{Inner: p}, v: v, peak: &peak}}}
+				capLog = &allocLog{Forward: schedtest.Wrap(&poolPeak{Forward: schedtest.Wrap(p), v: v, peak: &peak})}
 				return capLog
 			})
 			if peak >= 0.99 {
 				t.Fatalf("Capacity's containers came to %.3f of the cluster: the small pool's 99 %% would bind, and the test's premise fails", peak)
 			}
 			res := runWrapped(t, w, "dress:theta=1,delta0=0.99,delta_min=0.99,delta_max=0.99", func(_ *sched.View, p sched.Policy) sched.Policy {
-				dressLog = &allocLog{Forward: schedtest.Forward{Inner: p}}
+				dressLog = &allocLog{Forward: schedtest.Wrap(p)}
 				return dressLog
 			})
 			if res.Deadlocked {

@@ -79,7 +79,7 @@ func TestReservationsExpire(t *testing.T) {
 		for _, spec := range []string{"capacity:reserve=true,reserve_timeout=5s", "fair:reserve=true,reserve_timeout=5s"} {
 			var ages *reservationAges
 			res := runWrapped(t, w, spec, func(v *sched.View, p sched.Policy) sched.Policy {
-				ages = &reservationAges{Forward: schedtest.Forward{Inner: p}, v: v, timeout: timeout, limit: timeout + beat, live: map[*sched.Container]clock.Time{}}
+				ages = &reservationAges{Forward: schedtest.Wrap(p), v: v, timeout: timeout, limit: timeout + beat, live: map[*sched.Container]clock.Time{}}
 				return ages
 			})
 			ages.check(res.Outcome.End)

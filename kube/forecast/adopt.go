@@ -1,8 +1,6 @@
 package forecast
 
 import (
-	"github.com/spindle-sched/spindle/clock"
-	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -14,7 +12,7 @@ import (
 // running AM in what AMs hold, as it does live. Every other job is the
 // controller's to admit. The core finds an admission controller's hooks by
 // type assertion, so adoptAdmission implements every one and forwards each
-// to the inner controller when it has it.
+// to the inner controller when it has it (sched.Hooks).
 func adopting(inner sched.AdmissionFactory, pinned map[string]bool) sched.AdmissionFactory {
 	if inner == nil {
 		return nil // every job admitted, the pinned ones too
@@ -24,114 +22,23 @@ func adopting(inner sched.AdmissionFactory, pinned map[string]bool) sched.Admiss
 		if err != nil {
 			return nil, err
 		}
-		return &adoptAdmission{inner: a, pinned: pinned}, nil
+		return &adoptAdmission{Hooks: sched.Hooks[sched.Admission]{Inner: a}, pinned: pinned}, nil
 	}
 }
 
 type adoptAdmission struct {
-	inner  sched.Admission
-	pinned map[string]bool // workload job IDs of the pinned jobs
+	sched.Hooks[sched.Admission]                 // every other hook, to the inner controller
+	pinned                       map[string]bool // workload job IDs of the pinned jobs
 }
 
 // Admit admits a pinned job as adopted, and asks the inner controller
 // about every other.
 func (a *adoptAdmission) Admit(j *sched.Job) bool {
 	if !a.pinned[j.Key()] {
-		return a.inner.Admit(j)
+		return a.Inner.Admit(j)
 	}
-	if o, ok := a.inner.(sched.AdoptObserver); ok {
-		o.JobAdopted(j)
-	}
+	a.JobAdopted(j)
 	return true
-}
-
-// JobAdopted forwards (no job of a simulation is adopted by the core).
-func (a *adoptAdmission) JobAdopted(j *sched.Job) {
-	if o, ok := a.inner.(sched.AdoptObserver); ok {
-		o.JobAdopted(j)
-	}
-}
-
-func (a *adoptAdmission) JobSubmitted(j *sched.Job) {
-	if o, ok := a.inner.(sched.SubmitObserver); ok {
-		o.JobSubmitted(j)
-	}
-}
-
-func (a *adoptAdmission) JobAdmitted(j *sched.Job) {
-	if o, ok := a.inner.(sched.AdmitObserver); ok {
-		o.JobAdmitted(j)
-	}
-}
-
-func (a *adoptAdmission) JobFinished(j *sched.Job) {
-	if o, ok := a.inner.(sched.FinishObserver); ok {
-		o.JobFinished(j)
-	}
-}
-
-func (a *adoptAdmission) AsksChanged(j *sched.Job) {
-	if o, ok := a.inner.(sched.AskObserver); ok {
-		o.AsksChanged(j)
-	}
-}
-
-func (a *adoptAdmission) ContainerChanged(c *sched.Container, from sched.ContainerState) {
-	if o, ok := a.inner.(sched.ContainerObserver); ok {
-		o.ContainerChanged(c, from)
-	}
-}
-
-func (a *adoptAdmission) NodeUpdated(n *cluster.Node) {
-	if o, ok := a.inner.(sched.NodeObserver); ok {
-		o.NodeUpdated(n)
-	}
-}
-
-func (a *adoptAdmission) ClusterChanged(n *cluster.Node) {
-	if o, ok := a.inner.(sched.ClusterObserver); ok {
-		o.ClusterChanged(n)
-	}
-}
-
-// TickEvery forwards; 0 (never ticked) when the inner controller does not
-// tick.
-func (a *adoptAdmission) TickEvery() clock.Duration {
-	if o, ok := a.inner.(sched.Ticker); ok {
-		return o.TickEvery()
-	}
-	return 0
-}
-
-func (a *adoptAdmission) Tick(now clock.Time) {
-	if o, ok := a.inner.(sched.Ticker); ok {
-		o.Tick(now)
-	}
-}
-
-// TickChanged forwards; true (the core reconsiders) when the inner
-// controller cannot say.
-func (a *adoptAdmission) TickChanged() bool {
-	if o, ok := a.inner.(sched.QuietTicker); ok {
-		return o.TickChanged()
-	}
-	return true
-}
-
-func (a *adoptAdmission) WaitReason(j *sched.Job) string {
-	if o, ok := a.inner.(sched.Explainer); ok {
-		return o.WaitReason(j)
-	}
-	return ""
-}
-
-// Report forwards; an empty name, which runs skip, when the inner
-// controller does not report.
-func (a *adoptAdmission) Report() (string, any) {
-	if o, ok := a.inner.(sched.Reporter); ok {
-		return o.Report()
-	}
-	return "", nil
 }
 
 // adoptAdmission must expose every hook an admission controller may

@@ -14,8 +14,12 @@ import (
 
 // Forward is a policy that hands every call to Inner, exposing every
 // observer interface whether or not Inner implements it, so wrappers can add
-// behaviour around any policy.
-type Forward struct{ Inner sched.Policy }
+// behaviour around any policy: sched.Hooks forwards the hooks, Forward the
+// policy's own methods. Build one with Wrap.
+type Forward struct{ sched.Hooks[sched.Policy] }
+
+// Wrap returns a Forward to p.
+func Wrap(p sched.Policy) Forward { return Forward{sched.Hooks[sched.Policy]{Inner: p}} }
 
 // Preemption forwards; nil (off) when Inner cannot preempt.
 func (f *Forward) Preemption() *sched.Preemption {
@@ -36,55 +40,6 @@ func (f *Forward) Serves(a *sched.Ask) bool {
 // Pick forwards.
 func (f *Forward) Pick(n *cluster.Node) *sched.Ask { return f.Inner.Pick(n) }
 
-// JobSubmitted forwards.
-func (f *Forward) JobSubmitted(j *sched.Job) {
-	if o, ok := f.Inner.(sched.SubmitObserver); ok {
-		o.JobSubmitted(j)
-	}
-}
-
-// JobAdmitted forwards.
-func (f *Forward) JobAdmitted(j *sched.Job) {
-	if o, ok := f.Inner.(sched.AdmitObserver); ok {
-		o.JobAdmitted(j)
-	}
-}
-
-// JobFinished forwards.
-func (f *Forward) JobFinished(j *sched.Job) {
-	if o, ok := f.Inner.(sched.FinishObserver); ok {
-		o.JobFinished(j)
-	}
-}
-
-// AsksChanged forwards.
-func (f *Forward) AsksChanged(j *sched.Job) {
-	if o, ok := f.Inner.(sched.AskObserver); ok {
-		o.AsksChanged(j)
-	}
-}
-
-// ContainerChanged forwards.
-func (f *Forward) ContainerChanged(c *sched.Container, from sched.ContainerState) {
-	if o, ok := f.Inner.(sched.ContainerObserver); ok {
-		o.ContainerChanged(c, from)
-	}
-}
-
-// NodeUpdated forwards.
-func (f *Forward) NodeUpdated(n *cluster.Node) {
-	if o, ok := f.Inner.(sched.NodeObserver); ok {
-		o.NodeUpdated(n)
-	}
-}
-
-// ClusterChanged forwards.
-func (f *Forward) ClusterChanged(n *cluster.Node) {
-	if o, ok := f.Inner.(sched.ClusterObserver); ok {
-		o.ClusterChanged(n)
-	}
-}
-
 // Reserves forwards; false when Inner does not reserve.
 func (f *Forward) Reserves() bool {
 	r, ok := f.Inner.(sched.Reserver)
@@ -97,53 +52,6 @@ func (f *Forward) ReserveTimeout() clock.Duration {
 		return x.ReserveTimeout()
 	}
 	return 0
-}
-
-// TickEvery forwards; 0 when Inner does not tick.
-func (f *Forward) TickEvery() clock.Duration {
-	if o, ok := f.Inner.(sched.Ticker); ok {
-		return o.TickEvery()
-	}
-	return 0
-}
-
-// Tick forwards.
-func (f *Forward) Tick(now clock.Time) {
-	if o, ok := f.Inner.(sched.Ticker); ok {
-		o.Tick(now)
-	}
-}
-
-// TickChanged forwards; true (the core reconsiders) when Inner cannot say.
-func (f *Forward) TickChanged() bool {
-	if o, ok := f.Inner.(sched.QuietTicker); ok {
-		return o.TickChanged()
-	}
-	return true
-}
-
-// JobAdopted forwards.
-func (f *Forward) JobAdopted(j *sched.Job) {
-	if o, ok := f.Inner.(sched.AdoptObserver); ok {
-		o.JobAdopted(j)
-	}
-}
-
-// WaitReason forwards; "" when Inner does not explain.
-func (f *Forward) WaitReason(j *sched.Job) string {
-	if o, ok := f.Inner.(sched.Explainer); ok {
-		return o.WaitReason(j)
-	}
-	return ""
-}
-
-// Report forwards; an empty name, which runs skip, when Inner does not
-// report.
-func (f *Forward) Report() (string, any) {
-	if o, ok := f.Inner.(sched.Reporter); ok {
-		return o.Report()
-	}
-	return "", nil
 }
 
 // Forward must expose every optional interface a policy may implement;
@@ -202,7 +110,8 @@ func New(t testing.TB, cfg Config) *Harness {
 		Nodes: cfg.Nodes, Queues: cfg.Queues, Driver: h, Debug: true,
 		NewPolicy: func(v *sched.View) (sched.Policy, error) {
 			p, err := cfg.Policy(v)
-			h.pol = &Forward{Inner: p}
+			f := Wrap(p)
+			h.pol = &f
 			return (*forcing)(h), err
 		},
 		NewAdmission: cfg.Admission, Calculator: cfg.Calculator, MapReduce: cfg.MapReduce,
