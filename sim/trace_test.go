@@ -19,7 +19,7 @@ type recorder struct {
 func record(f func(v *sched.View) (sched.Policy, error), into **recorder) func(v *sched.View) (sched.Policy, error) {
 	return func(v *sched.View) (sched.Policy, error) {
 		p, err := f(v)
-		r := &recorder{Forward: schedtest.Forward{Inner: p}, v: v}
+		r := &recorder{Forward: schedtest.Wrap(p), v: v}
 		*into = r
 		return r, err
 	}
