@@ -255,12 +255,8 @@ func TestRunHandComputed(t *testing.T) {
 		// The typical run's task (8 CPUs) fits no node the driver may
 		// use (pool small, 4 CPUs): the driver stands for its job, for
 		// the cluster's median runtime, 10 s, rather than wait for good.
-		name: "driver alone, the typical run does not fit",
-		nodes: func() []*v1.Node {
-			n1, n2 := mkNode("n1", 4), mkNode("n2", 16)
-			n1.Labels = map[string]string{"pool": "small"}
-			return []*v1.Node{n1, n2}
-		}(),
+		name:  "driver alone, the typical run does not fit",
+		nodes: smallPool(),
 		pods: pods(
 			[]pb{{job: "big", name: "big-0", cpu: 8, created: -100, node: "n2", started: ip(-100), ended: ip(-90)}},
 			[]pb{{job: "d", name: "d-driver", am: true, cpu: 1, created: -5, selector: map[string]string{"pool": "small"}}}),
@@ -272,12 +268,8 @@ func TestRunHandComputed(t *testing.T) {
 		// The same, with n1 running a task of 4 CPUs for 20 s more (as
 		// its annotation says): the driver, held to pool small, waits
 		// for n1, though n2 is free.
-		name: "driver alone, where it may run",
-		nodes: func() []*v1.Node {
-			n1, n2 := mkNode("n1", 4), mkNode("n2", 16)
-			n1.Labels = map[string]string{"pool": "small"}
-			return []*v1.Node{n1, n2}
-		}(),
+		name:  "driver alone, where it may run",
+		nodes: smallPool(),
 		pods: pods(
 			[]pb{{job: "big", name: "big-0", cpu: 8, created: -100, node: "n2", started: ip(-100), ended: ip(-90)}},
 			tasks(1, pb{job: "busy", cpu: 4, created: -20, node: "n1", started: ip(-10), estimate: "30s"}),
@@ -541,4 +533,12 @@ func TestRunConsistentOverTime(t *testing.T) {
 			t.Errorf("%s: R, ended, is forecast at 70 s", c.policy)
 		}
 	}
+}
+
+// smallPool is n1, 4 CPUs labelled pool=small, beside n2, 16 CPUs
+// unlabelled: the cluster of the cases where a driver may use n1 only.
+func smallPool() []*v1.Node {
+	n1, n2 := mkNode("n1", 4), mkNode("n2", 16)
+	n1.Labels = map[string]string{"pool": "small"}
+	return []*v1.Node{n1, n2}
 }
