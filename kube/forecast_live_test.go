@@ -62,16 +62,14 @@ var forecastPolicies = []string{"fifo", "fair"}
 const forecastAdmission = "autoadmin"
 
 // forecastBars are the medians each policy is held to, by how the jobs
-// are named (SPINDLE_FORECAST_NAMES): what was measured (unique names:
-// fifo 0.62, fair 0.63, dress+ 0.10; recurring names: fifo 0.30, fair
-// 0.59, dress+ 0.12; BENCHMARKS.md, "Forecast accuracy") with room for
-// a loaded machine's noise. The target, 0.35 under FIFO and fair,
-// is met under FIFO only with recurring names, and under dress+; under
-// fair with unique names since running AMs are AMs in the forecast (0.12
-// measured, held to the target; recurring names not measured since).
+// are named (SPINDLE_FORECAST_NAMES). Measured since running jobs' later
+// waves are forecast (BENCHMARKS.md, "Forecast accuracy"): unique names
+// fifo 0.16 and 0.15, fair 0.21 and 0.29, dress+ 0.16; recurring names
+// fifo 0.29, fair 0.19, dress+ 0.09. The target, 0.35 under FIFO
+// and fair, was met in every run; the bars leave a loaded machine 0.05.
 var forecastBars = map[string]map[string]float64{
-	"unique":    {"fifo": 0.75, "fair": 0.35, "dress+": 0.35},
-	"recurring": {"fifo": 0.45, "fair": 0.80, "dress+": 0.35},
+	"unique":    {"fifo": 0.40, "fair": 0.40, "dress+": 0.35},
+	"recurring": {"fifo": 0.40, "fair": 0.40, "dress+": 0.35},
 }
 
 const (
@@ -354,7 +352,14 @@ func TestLiveForecastAccuracy(t *testing.T) {
 				byLead = append(byLead, fmt.Sprintf("%.2f (%d)", quantile(n.errs, 0.5), len(n.errs)))
 			}
 			fmt.Fprintf(&table, "%-8s %5d %6.2f %6.2f %8d %9d  %s\n", pol, len(errs), med, p90, beyond, unstarted, strings.Join(byLead, " / "))
-			t.Logf("%s: %d forecasts over the replay (%v wall), %d skipped while one ran", pol, len(log.results), res.Wall.Round(time.Second), s.fc.skipped)
+			unpinned := 0
+			for _, r := range log.results {
+				if !r.Pinned {
+					unpinned++
+				}
+			}
+			t.Logf("%s: %d forecasts over the replay (%v wall), %d skipped while one ran, %d with the running tasks as load (not pinned)",
+				pol, len(log.results), res.Wall.Round(time.Second), s.fc.skipped, unpinned)
 			if len(errs) < 5 {
 				t.Fatalf("only %d jobs waited %v or more: too few to measure", len(errs), forecastMinWait)
 			}

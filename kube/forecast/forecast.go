@@ -161,33 +161,45 @@ func run(s *Snapshot, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A running AM holds its node until its job's last task ends, which
-	// only the simulation tells when the job has tasks still to place:
-	// where it forecasts them to end after the AM's own estimate, the
-	// forecast is made again with the AM held until then.
-	if until := m.amUntil(); until != nil {
-		if m, err = forward(s, inst, est, o, until); err != nil {
+	// A running AM holds its node until its job's last task ends, and a
+	// running job asks for its later waves once its current tasks end,
+	// which only the simulation tells when the job has tasks still to
+	// place: where it forecasts them to end otherwise than the simulation
+	// took them to, the forecast is made again with the AM and the later
+	// waves held until then, at most refinements times.
+	var h []hold
+	for range refinements {
+		var changed bool
+		if h, changed = m.holds(h); !changed {
+			break
+		}
+		if m, err = forward(s, inst, est, o, h); err != nil {
 			return nil, err
 		}
 	}
 	return &Result{At: s.Now, Policy: o.PolicyName, Jobs: finish(m.jobs), Pinned: m.pin}, nil
 }
 
+// refinements bounds how many times a forecast is made again with running
+// jobs held to what the one before found (see run): each is a whole
+// simulation, and holds need not settle.
+const refinements = 3
+
 // errUnpinned says a pinned task did not start at time 0.
 var errUnpinned = errors.New("forecast: a running task was not placed on its node")
 
 // forward simulates s under o, the running tasks pinned, else as load.
-func forward(s *Snapshot, inst *record.Instant, est *estimates, o Options, amUntil []time.Time) (*model, error) {
-	m, err := simulate(s, inst, est, o, true, amUntil)
+func forward(s *Snapshot, inst *record.Instant, est *estimates, o Options, holds []hold) (*model, error) {
+	m, err := simulate(s, inst, est, o, true, holds)
 	if err == errUnpinned {
-		m, err = simulate(s, inst, est, o, false, amUntil)
+		m, err = simulate(s, inst, est, o, false, holds)
 	}
 	return m, err
 }
 
 // simulate builds the model of s and runs it forward under o.
-func simulate(s *Snapshot, inst *record.Instant, est *estimates, o Options, pin bool, amUntil []time.Time) (*model, error) {
-	m, err := build(s, inst, est, pin, amUntil)
+func simulate(s *Snapshot, inst *record.Instant, est *estimates, o Options, pin bool, holds []hold) (*model, error) {
+	m, err := build(s, inst, est, pin, holds)
 	if err != nil || len(m.w.Jobs) == 0 {
 		return m, err
 	}

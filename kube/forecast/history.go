@@ -219,41 +219,73 @@ func pastRunOf(j *record.InstantJob) (r pastRun, tasks []time.Duration, ok bool)
 }
 
 // wavesOf returns a finished job's tasks (not its AM) as it asked for
-// them, in creation order: a task created once a task of the wave before
-// it had ended belongs to a new wave (the application asked for it having
-// seen results: a reduce after its maps, a second stage after the first),
-// else to the wave before. Only tasks that started and have a known end
-// count, as in finished; nil when there is none.
+// them, in creation order (see waveNumbers). Only tasks that started and
+// have a known end count, as in finished; nil when there is none.
 func wavesOf(j *record.InstantJob) []wave {
-	var out []wave
-	var sum time.Duration
-	var firstEnd time.Time // the earliest end in the current wave
+	var pods []*record.InstantPod
 	for i := range j.Pods {
 		p := &j.Pods[i]
-		if p.AM || p.Started.IsZero() || p.Ended.IsZero() || p.EndUnknown {
-			continue
+		if !p.AM && !p.Started.IsZero() && !p.Ended.IsZero() && !p.EndUnknown {
+			pods = append(pods, p)
 		}
-		if len(out) == 0 || !p.Created.Before(firstEnd) {
-			if len(out) > 0 {
-				w := &out[len(out)-1]
-				w.duration = sum / time.Duration(w.tasks)
-			}
+	}
+	var out []wave
+	for i, n := range waveNumbers(pods) {
+		p := pods[i]
+		if n == len(out) {
 			out = append(out, wave{})
-			sum, firstEnd = 0, p.Ended
 		}
-		w := &out[len(out)-1]
+		w := &out[n]
 		w.tasks++
 		w.request = w.request.Max(p.Request)
-		sum += p.Ended.Sub(p.Started)
-		if p.Ended.Before(firstEnd) {
+		w.duration += p.Ended.Sub(p.Started) // the sum, until divided below
+	}
+	for i := range out {
+		out[i].duration /= time.Duration(out[i].tasks)
+	}
+	return out
+}
+
+// waveNumbers numbers pods (a job's tasks, in creation order) by the wave
+// each was asked for in, from 0: a pod created once a pod of the wave
+// before it had ended starts a new wave (the application asked for it
+// having seen results: a reduce after its maps, a second stage after the
+// first), else it joins the wave before. A pod that has not ended (or
+// whose end is not known) ends no wave.
+func waveNumbers(pods []*record.InstantPod) []int {
+	out := make([]int, len(pods))
+	var firstEnd time.Time // the earliest end in the current wave; zero: none yet
+	n := -1
+	for i, p := range pods {
+		if n < 0 || !firstEnd.IsZero() && !p.Created.Before(firstEnd) {
+			n++
+			firstEnd = time.Time{}
+		}
+		out[i] = n
+		if !p.Ended.IsZero() && !p.EndUnknown && (firstEnd.IsZero() || p.Ended.Before(firstEnd)) {
 			firstEnd = p.Ended
 		}
 	}
-	if len(out) > 0 {
-		w := &out[len(out)-1]
-		w.duration = sum / time.Duration(w.tasks)
-	}
 	return out
+}
+
+// asked returns how many waves of tasks a running job has asked for so
+// far (see waveNumbers: its task pods in whatever state), and how many
+// tasks the widest of them asked for.
+func asked(j *record.InstantJob) (waves, widest int) {
+	var pods []*record.InstantPod
+	for i := range j.Pods {
+		if !j.Pods[i].AM {
+			pods = append(pods, &j.Pods[i])
+		}
+	}
+	count := map[int]int{}
+	for _, n := range waveNumbers(pods) {
+		count[n]++
+		waves = max(waves, n+1)
+		widest = max(widest, count[n])
+	}
+	return waves, widest
 }
 
 // estimates is what a Run knows of durations: the history's and the
@@ -269,6 +301,9 @@ type estimates struct {
 	runs      []pastRun
 	byRuns    map[string][]int
 	typicalOf map[string]*pastRun
+	// typicalAt holds the cluster's typical run among those of at least
+	// k waves, by k, once found (see typicalFrom).
+	typicalAt map[int]*pastRun
 	// runtimes and tasks are the finished jobs' runtimes and task
 	// durations, sorted: the cluster's distributions.
 	runtimes, tasks []time.Duration
@@ -389,12 +424,76 @@ func (e *estimates) typical(name string) *pastRun {
 	} else {
 		idx = slices.Clone(e.byRuns[name])
 	}
-	var r *pastRun
-	if len(idx) > 0 {
-		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(e.runs[a].runtime, e.runs[b].runtime) })
-		r = &e.runs[idx[(len(idx)-1)/2]]
-	}
+	r := e.middle(idx, func(x, y *pastRun) int { return cmp.Compare(x.runtime, y.runtime) })
 	e.typicalOf[name] = r
+	return r
+}
+
+// middle returns the run at the lower middle of the runs idx indexes
+// ordered by by (stable: the earlier of equal ones), nil for none. It
+// reorders idx.
+func (e *estimates) middle(idx []int, by func(x, y *pastRun) int) *pastRun {
+	if len(idx) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return by(&e.runs[a], &e.runs[b]) })
+	return &e.runs[idx[(len(idx)-1)/2]]
+}
+
+// later returns the waves a running job named name is taken to ask for
+// after the k it has asked for so far, the widest of them width tasks:
+// the typical run of its name's (else the cluster's, among the runs that
+// asked for at least k waves: a job is not taken to stop where most jobs
+// go on) from its (k+1)th wave on, each as many tasks wider as the job's
+// widest wave is than that run's widest of its first k. nil when that run
+// asked for no more, or k is 0 (a driver that has asked for nothing yet
+// is taken to run as its kind's typical run whole: see of).
+func (e *estimates) later(name string, k, width int) []wave {
+	if k <= 0 {
+		return nil
+	}
+	var r *pastRun
+	if name != "" && len(e.byRuns[name]) > 0 {
+		r = e.typical(name)
+	} else {
+		r = e.typicalFrom(k)
+	}
+	if r == nil || len(r.waves) <= k {
+		return nil
+	}
+	theirs := 0
+	for _, w := range r.waves[:k] {
+		theirs = max(theirs, w.tasks)
+	}
+	out := slices.Clone(r.waves[k:])
+	if theirs > 0 && width > 0 && width != theirs {
+		for i := range out {
+			out[i].tasks = max((out[i].tasks*width+theirs-1)/theirs, 1)
+		}
+	}
+	return out
+}
+
+// typicalFrom returns the cluster's typical run among those that asked
+// for at least k waves: the median by how many waves, then by runtime
+// (the lower middle, the earlier of equal ones); nil when there is none.
+func (e *estimates) typicalFrom(k int) *pastRun {
+	if r, ok := e.typicalAt[k]; ok {
+		return r
+	}
+	if e.typicalAt == nil {
+		e.typicalAt = map[int]*pastRun{}
+	}
+	var idx []int
+	for i := range e.runs {
+		if len(e.runs[i].waves) >= k {
+			idx = append(idx, i)
+		}
+	}
+	r := e.middle(idx, func(x, y *pastRun) int {
+		return cmp.Or(cmp.Compare(len(x.waves), len(y.waves)), cmp.Compare(x.runtime, y.runtime))
+	})
+	e.typicalAt[k] = r
 	return r
 }
 

@@ -45,14 +45,24 @@ type model struct {
 	of     []int
 	pinned []bool
 	pin    bool // running tasks are pinned, not load
-	// amEnd is, by Job, when its running AM is taken to end (zero
-	// without one); tasksEnd when its tasks are: its running ones', and
-	// once simulated its pending ones' (the horizon's end when they do
-	// not end by the end of the simulation). pinnedAM[i] says workload
-	// job i is a pinned AM.
-	amEnd, tasksEnd []time.Time
+	// amOwn is, by Job, when its running AM is estimated to end, before
+	// any hold (zero without one); tasksEnd when its tasks are: its
+	// running ones', and once simulated its pending ones' (the horizon's
+	// end when they do not end by the end of the simulation). pinnedAM[i]
+	// says workload job i is a pinned AM.
+	amOwn, tasksEnd []time.Time
 	pinnedAM        []bool
+	// more[i] says workload job i is a running job's later waves (see
+	// build); gate is, by Job, when they were taken to be asked for (zero
+	// without them), and moreEnd when they were simulated to end.
+	more          []bool
+	gate, moreEnd []time.Time
 }
+
+// hold is what a second simulation holds a running job to (see Run):
+// its AM until am, its later waves' asking until gate; zero: as
+// estimated.
+type hold struct{ am, gate time.Time }
 
 // entry is one job of the model's workload, with the creation time that
 // orders it and the Job it forecasts.
@@ -60,6 +70,7 @@ type entry struct {
 	first time.Time
 	job   workload.Job
 	am    bool // a pinned AM
+	more  bool // a running job's later waves
 	// alone, when set, is the job as its pods are, used when no node
 	// takes job's containers (see build).
 	alone  *workload.Job
@@ -71,14 +82,21 @@ type entry struct {
 // task's node selector, which places it there and nowhere else.
 const pinLabel = "forecast/node"
 
-// arrival is when the waiting jobs arrive: just after the pinned tasks.
-const arrival = clock.Time(1)
+// moreArrival is when the running jobs' later waves arrive, with their
+// AMs: just after the pinned tasks, so that an AM the simulation places
+// where it finds room cannot take a pinned task's. arrival is when the
+// waiting jobs arrive: just after them.
+const (
+	moreArrival = clock.Time(1)
+	arrival     = clock.Time(2)
+)
 
 // build makes the model of s; with pin, running tasks are pinned (placed
 // at time 0 on their nodes as jobs of their queues), else load on their
-// nodes until their estimated end. amUntil, when not nil, holds each
-// Job's running AM at least until amUntil[i] (see Run).
-func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil []time.Time) (*model, error) {
+// nodes until their estimated end. holds, when not nil, holds each Job's
+// running AM at least until holds[i].am, and its later waves until
+// holds[i].gate (see Run).
+func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, holds []hold) (*model, error) {
 	m := &model{now: s.Now, pin: pin}
 
 	nodes := map[string]*nodeLoad{}
@@ -113,7 +131,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil 
 	if err != nil {
 		return nil, err
 	}
-	var entries, pins []entry
+	var entries, pins, mores []entry
 	selected := map[string]bool{} // the node labels some job selects by
 	ids := map[string]int{}
 	for k := range inst.Jobs {
@@ -161,25 +179,42 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil 
 			}
 		}
 		idx := len(m.jobs)
-		var amEnd, tasksEnd time.Time
+		var tasksEnd, amOwn time.Time
+		// more is what a running job is taken to ask for once its
+		// current tasks end, wave after wave (estimates.later): the AM
+		// that asks for them (amPod) is the AM of a job of its own that
+		// runs them (below), not pinned.
+		var more []wave
+		if pin && !j.Waiting && queue != "" && leaf[sched.QueuePath(queue)] {
+			k, width := asked(ij)
+			more = est.later(ij.Name, k, width)
+		}
+		var amPod *record.InstantPod
 		for _, p := range running {
+			if n := nodes[p.Node]; p.AM && len(more) > 0 && amPod == nil && n != nil && p.Request.Fits(n.capacity.Sub(n.held)) {
+				// Its node keeps room for it (held) that the simulation
+				// places (pinnedHeld), as for a pinned task.
+				n.held = n.held.Add(p.Request)
+				n.pinnedHeld = n.pinnedHeld.Add(p.Request)
+				amPod = p
+				continue
+			}
 			// A task is held for what its estimate leaves; an AM for what
 			// its job's runtime leaves: it holds its node until the job
 			// ends.
 			left := leftOf(task, e.tasks, since(s.Now, p.Started))
 			if p.AM {
 				left = leftOf(d, e.runtimes, since(s.Now, tasksStarted))
-				if amUntil != nil && amUntil[idx].After(s.Now.Add(left)) {
-					left = amUntil[idx].Sub(s.Now)
+				amOwn = latest(amOwn, s.Now.Add(left))
+				if holds != nil && holds[idx].am.After(s.Now.Add(left)) {
+					left = holds[idx].am.Sub(s.Now)
 				}
 			}
 			end := s.Now.Add(left)
 			if end.After(j.Finish) {
 				j.Finish = end
 			}
-			if p.AM && end.After(amEnd) {
-				amEnd = end
-			} else if !p.AM && end.After(tasksEnd) {
+			if !p.AM && end.After(tasksEnd) {
 				tasksEnd = end
 			}
 			n := nodes[p.Node]
@@ -209,7 +244,39 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil 
 			}
 		}
 		m.jobs = append(m.jobs, j)
-		m.amEnd, m.tasksEnd = append(m.amEnd, amEnd), append(m.tasksEnd, tasksEnd)
+		m.amOwn, m.tasksEnd = append(m.amOwn, amOwn), append(m.tasksEnd, tasksEnd)
+		m.gate, m.moreEnd = append(m.gate, time.Time{}), append(m.moreEnd, time.Time{})
+		if amPod != nil {
+			// The later waves: a job of the running job's queue and its
+			// AM, adopted as it runs and placed at time 0 (where the
+			// simulation finds room: a job's node selector holds for
+			// every container, and the waves may run anywhere), whose
+			// one token task, taken out of the AM's request, lasts until
+			// the current tasks end, the waves after it; the AM is held
+			// until they end. So the policy sees the job's AM in its
+			// usage when it asks for them, as it does live.
+			gate := tasksEnd
+			if gate.Before(s.Now) {
+				gate = s.Now // no task runs: the AM asks next
+			}
+			if holds != nil && !holds[idx].gate.IsZero() {
+				gate = holds[idx].gate // never before the running tasks' end: see holds
+			}
+			m.gate[idx] = gate
+			am, gateReq := pinnedAM(amPod.Request)
+			mj := workload.Job{ID: "more:" + amPod.Name, Name: ij.Name, Queue: queue, User: j.Namespace, Estimate: micros(d), Priority: ij.Priority,
+				NodeSelector: amPod.NodeSelector, Tolerations: tolerations(amPod.Tolerations), AM: am,
+				Phases: []workload.Phase{{Tasks: 1, StartAfter: 1, Request: gateReq, Durations: []clock.Duration{max(micros(gate.Sub(s.Now))-clock.Duration(moreArrival), 1)}}}}
+			for _, w := range more {
+				mj.Phases = append(mj.Phases, workload.Phase{Tasks: w.tasks, StartAfter: 1, Request: w.request,
+					Durations: []clock.Duration{micros(max(w.duration, time.Second))}})
+			}
+			for k := range amPod.NodeSelector {
+				selected[k] = true
+			}
+			mj.Submit = moreArrival
+			mores = append(mores, entry{first: amPod.Created, of: idx, more: true, job: mj})
+		}
 		if len(pending) == 0 {
 			continue
 		}
@@ -278,7 +345,9 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil 
 	// (it was submitted by Now), and the simulator keeps the workload's
 	// order among equal submit times, which FIFO follows. The pinned tasks
 	// come first, at time 0, the waiting jobs a microsecond later, so that
-	// the pinned are placed before anything else is asked for.
+	// the pinned are placed before anything else is asked for, and the
+	// running jobs' later waves with them: they are the running jobs',
+	// ahead of every waiting job in FIFO order.
 	sort.SliceStable(entries, func(a, b int) bool {
 		if !entries[a].first.Equal(entries[b].first) {
 			return entries[a].first.Before(entries[b].first)
@@ -288,11 +357,14 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil 
 	w := &workload.Workload{Version: workload.Version, Queues: queues}
 	w.Cluster = workload.Cluster{Ideal: true, Calculator: s.Calculator, MapReduceAM: record.NoMapReduceAM}
 	w.Cluster.Nodes = groups(names, nodes, selected)
-	for _, e := range append(pins, entries...) {
+	for _, e := range slices.Concat(pins, mores, entries) {
 		if e.alone != nil && !(admitted(&e.job, w.Cluster.Nodes) && gangFits(&e.job, w.Cluster.Nodes)) {
 			e.job = *e.alone
 		}
-		if !e.pinned && (!admitted(&e.job, w.Cluster.Nodes) || !gangFits(&e.job, w.Cluster.Nodes)) {
+		if e.more && !admitted(&e.job, w.Cluster.Nodes) {
+			continue // no node takes waves like the run's it was taken from
+		}
+		if !e.pinned && !e.more && (!admitted(&e.job, w.Cluster.Nodes) || !gangFits(&e.job, w.Cluster.Nodes)) {
 			// No node could ever hold it: it waits for good, as the
 			// scheduler holds it.
 			j := &m.jobs[e.of]
@@ -303,6 +375,7 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, amUntil 
 		m.of = append(m.of, e.of)
 		m.pinned = append(m.pinned, e.pinned)
 		m.pinnedAM = append(m.pinnedAM, e.am)
+		m.more = append(m.more, e.more)
 	}
 	w.ApplyDefaults()
 	m.w = w
@@ -557,18 +630,27 @@ func (m *model) gangs() bool {
 	return any
 }
 
-// pinsHeld reports whether every pinned task started at time 0, as it
-// runs now: else the policy kept one from its node (the admission
-// controller adopts them, see adopting), and the model is not the
-// cluster's state.
+// pinsHeld reports whether every pinned task started at time 0, and every
+// running AM that asks for later waves as it arrived, as they run now: else the
+// policy kept one from its node (the admission controller adopts them,
+// see adopting), and the model is not the cluster's state.
 func (m *model) pinsHeld(out []metrics.JobResult) bool {
 	for i, r := range out {
-		if !m.pinned[i] {
+		if !m.pinned[i] && !m.more[i] {
 			continue
 		}
 		// A pinned AM starts with its job; a pinned task is its job's
 		// first task.
-		if (m.pinnedAM[i] && r.AMStart != 0) || (!m.pinnedAM[i] && r.FirstRun != 0) {
+		var held bool
+		switch {
+		case m.more[i]:
+			held = r.AMStart == moreArrival
+		case m.pinnedAM[i]:
+			held = r.AMStart == 0
+		default:
+			held = r.FirstRun == 0
+		}
+		if !held {
 			return false
 		}
 	}
@@ -595,6 +677,20 @@ func (m *model) read(out []metrics.JobResult, horizon time.Duration) {
 			if !m.pinnedAM[i] && f.After(m.tasksEnd[m.of[i]]) {
 				m.tasksEnd[m.of[i]] = f
 			}
+			continue
+		}
+		if m.more[i] {
+			// A running job's later waves: it finishes when they do.
+			if r.Finish < 0 {
+				j.Finish = time.Time{} // not by the end of the simulation
+				m.moreEnd[m.of[i]] = m.now.Add(horizon)
+				continue
+			}
+			f := m.at(r.Finish)
+			if f.After(j.Finish) && !j.Finish.IsZero() {
+				j.Finish = f
+			}
+			m.moreEnd[m.of[i]] = f
 			continue
 		}
 		first := r.FirstRun
@@ -629,21 +725,44 @@ func (m *model) read(out []metrics.JobResult, horizon time.Duration) {
 	}
 }
 
-// amUntil returns, by Job, when each running AM is to be held until in
-// a second simulation: when its job's tasks were forecast to end, where
-// that is after the AM's own estimated end; nil when no AM's changes.
-func (m *model) amUntil() []time.Time {
-	var out []time.Time
-	for i, end := range m.amEnd {
-		if end.IsZero() || !m.tasksEnd[i].After(end) {
-			continue
-		}
-		if out == nil {
-			out = make([]time.Time, len(m.amEnd))
-		}
-		out[i] = m.tasksEnd[i]
+// holds returns, by Job, what the next simulation is to hold each
+// running job to, from prev (what this one was held to; nil: nothing):
+// its AM until its tasks, later waves too, were forecast to end, where
+// that is after the AM's own estimated end; its later waves until
+// its current tasks were forecast to end, where that is not the gate
+// they were given (the pending tasks of its current wave may run later,
+// or sooner, once its later waves wait for them). changed says whether
+// anything moved.
+func (m *model) holds(prev []hold) (out []hold, changed bool) {
+	out = slices.Clone(prev)
+	if out == nil {
+		out = make([]hold, len(m.jobs))
 	}
-	return out
+	for i := range m.jobs {
+		if own := m.amOwn[i]; !own.IsZero() {
+			var am time.Time // as estimated
+			if t := latest(m.tasksEnd[i], m.moreEnd[i]); t.After(own) {
+				am = t
+			}
+			if !am.Equal(out[i].am) {
+				out[i].am, changed = am, true
+			}
+		}
+		// tasksEnd is never before the running tasks' end: read only
+		// moves it later.
+		if g := m.gate[i]; !g.IsZero() && m.tasksEnd[i].After(m.now) && !m.tasksEnd[i].Equal(g) {
+			out[i].gate, changed = m.tasksEnd[i], true
+		}
+	}
+	return out, changed
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // at converts a simulation time to wall time, to the millisecond: the
@@ -729,11 +848,12 @@ func btoi(b bool) int {
 	return 0
 }
 
-// pinnedIDs returns the workload IDs of the pinned jobs.
+// pinnedIDs returns the workload IDs of the pinned jobs and the running
+// jobs' later waves: both run already, admitted by the live core.
 func (m *model) pinnedIDs() map[string]bool {
 	out := map[string]bool{}
 	for i, p := range m.pinned {
-		if p {
+		if p || m.more[i] {
 			out[m.w.Jobs[i].ID] = true
 		}
 	}
