@@ -16,6 +16,8 @@
 package jobq
 
 import (
+	"math/bits"
+
 	"github.com/spindle-sched/spindle/clock"
 	"github.com/spindle-sched/spindle/cluster"
 	"github.com/spindle-sched/spindle/params"
@@ -32,10 +34,14 @@ type Queue struct {
 	all    *pq.Heap[*sched.Job] // every member, for walks in order
 	allPos []int32              // by job id: position in all, -1 when absent
 
-	sets    []*shapeSet
-	byVec   map[resource.Vector]int32
-	byClass map[classKey]int32 // heaps of constrained asks
-	member  [][]slot           // by job id: the shape heaps the job is in
+	sets []*shapeSet
+	// nonEmpty has bit i set while sets[i] holds a job: First walks only
+	// those, in index order, so that sets emptied for good (a simulated
+	// pinned task's, whose node selector is its own) cost nothing.
+	nonEmpty []uint64
+	byVec    map[resource.Vector]int32
+	byClass  map[classKey]int32 // heaps of constrained asks
+	member   [][]slot           // by job id: the shape heaps the job is in
 
 	scratch []int32
 }
@@ -125,7 +131,19 @@ func (q *Queue) set(a *sched.Ask) int32 {
 		}
 	})
 	q.sets = append(q.sets, s)
+	for len(q.nonEmpty)*64 < len(q.sets) {
+		q.nonEmpty = append(q.nonEmpty, 0)
+	}
 	return i
+}
+
+// mark records whether set i holds a job, after a push or removal.
+func (q *Queue) mark(i int32) {
+	if q.sets[i].h.Len() > 0 {
+		q.nonEmpty[i/64] |= 1 << (i % 64)
+	} else {
+		q.nonEmpty[i/64] &^= 1 << (i % 64)
+	}
 }
 
 // Update re-derives j's membership from its outstanding asks: a job is in
@@ -162,6 +180,7 @@ func (q *Queue) Update(j *sched.Job) {
 			continue
 		}
 		q.sets[m[k].set].h.Remove(int(m[k].pos))
+		q.mark(m[k].set)
 		m = q.member[j.ID()] // Remove's callbacks do not touch the slot being removed
 		m[k] = m[len(m)-1]
 		m = m[:len(m)-1]
@@ -175,6 +194,7 @@ func (q *Queue) Update(j *sched.Job) {
 		if !found {
 			q.member[j.ID()] = append(q.member[j.ID()], slot{set: w, pos: -1})
 			q.sets[w].h.Push(j)
+			q.mark(w)
 		}
 	}
 	in := q.allPos[j.ID()] >= 0
@@ -219,32 +239,41 @@ func (q *Queue) Head() *sched.Job {
 // n is assumed to take containers: the core offers policies no other node.
 func (q *Queue) First(n *cluster.Node, room resource.Vector) *sched.Ask {
 	var best *sched.Job
-	for _, s := range q.sets {
-		if s.h.Len() == 0 || !s.shape.Fits(room) {
-			continue
-		}
-		if s.constrained {
-			// The least job in order whose ask n is eligible for.
-			s.h.Ascend(func(j *sched.Job) bool {
-				if best != nil && !q.less(j, best) {
-					return false
-				}
-				if q.FirstAsk(j, n, room) != nil {
-					best = j
-					return false
-				}
-				return true
-			})
-			continue
-		}
-		if j := s.h.Min(); best == nil || q.less(j, best) {
-			best = j
+	for w, word := range q.nonEmpty {
+		for ; word != 0; word &= word - 1 {
+			s := q.sets[w*64+bits.TrailingZeros64(word)]
+			if s.shape.Fits(room) {
+				best = q.better(s, best, n, room)
+			}
 		}
 	}
 	if best == nil {
 		return nil
 	}
 	return q.FirstAsk(best, n, room)
+}
+
+// better returns the least of best and the jobs of set s with an ask n
+// may take within room (s's shape fits room).
+func (q *Queue) better(s *shapeSet, best *sched.Job, n *cluster.Node, room resource.Vector) *sched.Job {
+	if !s.constrained {
+		if j := s.h.Min(); best == nil || q.less(j, best) {
+			return j
+		}
+		return best
+	}
+	// The least job in order whose ask n is eligible for.
+	s.h.Ascend(func(j *sched.Job) bool {
+		if best != nil && !q.less(j, best) {
+			return false
+		}
+		if q.FirstAsk(j, n, room) != nil {
+			best = j
+			return false
+		}
+		return true
+	})
+	return best
 }
 
 // FirstAsk returns j's first included outstanding ask that fits room and may

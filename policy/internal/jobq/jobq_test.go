@@ -1,7 +1,9 @@
 package jobq_test
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/spindle-sched/spindle/cluster"
@@ -86,7 +88,9 @@ func (nopDriver) AcceptLowered()          {}
 
 // First must agree with the walk in order also when asks carry placement
 // constraints: the answer for a node is the first job, in order, with an
-// ask that fits the room and admits that node.
+// ask that fits the room and admits that node. Some asks carry a class of
+// their own (as a forecast's pinned tasks do), so that there are more than
+// 64 heaps, and asks are withdrawn, so that heaps empty and fill again.
 func TestFirstAgreesWithWalkUnderConstraints(t *testing.T) {
 	shapes := []resource.Vector{resource.New(1, 1024), resource.New(2, 1024), resource.New(1, 4096)}
 	r := rand.New(rand.NewPCG(11, 3))
@@ -117,24 +121,41 @@ func TestFirstAgreesWithWalkUnderConstraints(t *testing.T) {
 			key[j.ID()] = r.IntN(10)
 			jobs = append(jobs, j)
 		}
-		for n := range 120 {
+		type asked struct {
+			j   *sched.Job
+			key string
+		}
+		var asks []asked
+		for n := range 400 {
 			j := jobs[r.IntN(len(jobs))]
-			req := sched.Request{Key: string(rune('a'+round)) + "-" + string(rune('0'+n%10)) + string(rune('a'+n/10)), Resource: shapes[r.IntN(len(shapes))]}
-			switch r.IntN(3) {
+			req := sched.Request{Key: fmt.Sprintf("%d-%d", round, n), Resource: shapes[r.IntN(len(shapes))]}
+			switch r.IntN(4) {
 			case 1:
 				req.Class, req.Eligible = "only0", func(n *cluster.Node) bool { return n.ID() == 0 }
 			case 2:
 				req.Class, req.Eligible = "not0", func(n *cluster.Node) bool { return n.ID() != 0 }
+			case 3:
+				on := cluster.NodeID(n % 3)
+				req.Class, req.Eligible = fmt.Sprintf("pin%d", n), func(n *cluster.Node) bool { return n.ID() == on }
 			}
 			if _, err := core.Ask(0, j, req); err != nil {
 				t.Fatal(err)
 			}
+			asks = append(asks, asked{j, req.Key})
 			q.Update(j)
 		}
-		for step := range 100 {
+		for step := range 300 {
 			j := jobs[r.IntN(len(jobs))]
 			key[j.ID()] = r.IntN(10)
 			q.Fix(j)
+			if len(asks) > 0 && r.IntN(2) == 0 {
+				k := r.IntN(len(asks))
+				if err := core.Cancel(0, asks[k].j, asks[k].key); err != nil {
+					t.Fatal(err)
+				}
+				q.Update(asks[k].j)
+				asks = slices.Delete(asks, k, k+1)
+			}
 			n := core.Cluster().Node(cluster.NodeID(r.IntN(3)))
 			room := resource.New(int64(1+r.IntN(2)), int64(1024*(1+r.IntN(4))))
 			var want *sched.Ask
