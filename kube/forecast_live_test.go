@@ -34,7 +34,8 @@ import (
 //	SPINDLE_LIVE=1 go test -p 1 -run '^TestLiveForecastAccuracy$' -v ./kube
 //
 // SPINDLE_FORECAST_POLICIES (comma-separated) and
-// SPINDLE_FORECAST_TIME_SCALE override the policies and the time scale;
+// SPINDLE_FORECAST_TIME_SCALE override the policies and the time scale,
+// SPINDLE_FORECAST_WORKLOAD (a workload file) the workload;
 // SPINDLE_FORECAST_NAMES=recurring names the jobs of each kind alike (see
 // recurringNames), so that the history rule applies.
 
@@ -270,6 +271,13 @@ func TestLiveForecastAccuracy(t *testing.T) {
 		adm = v
 	}
 	w, err := forecastWorkload.Generate()
+	about := "dress-stream --gap 0.5 --span 60 --large 5,30 --seed 34"
+	if v := os.Getenv("SPINDLE_FORECAST_WORKLOAD"); v != "" {
+		w, err, about = nil, nil, v
+		if w, err = workload.Load(v); err != nil {
+			t.Fatalf("SPINDLE_FORECAST_WORKLOAD: %v", err)
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +292,7 @@ func TestLiveForecastAccuracy(t *testing.T) {
 		recurringNames(w)
 	}
 	var table strings.Builder
-	fmt.Fprintf(&table, "dress-stream --gap 0.5 --span 60 --large 5,30 --seed 34 (%s names) at time scale %v, admission %s, a forecast every %v, jobs that waited >= %v\n", names, scale, adm, forecastEvery, forecastMinWait)
+	fmt.Fprintf(&table, "%s (%s names) at time scale %v, admission %s, a forecast every %v, jobs that waited >= %v\n", about, names, scale, adm, forecastEvery, forecastMinWait)
 	fmt.Fprintf(&table, "%-8s %5s %6s %6s %8s %9s  median error by lead (s): %s\n", "policy", "jobs", "median", "p90", "beyond", "unstarted", "60+ / 30-60 / 15-30 / 5-15")
 	for _, pol := range pols {
 		t.Run(pol, func(t *testing.T) {
@@ -363,7 +371,9 @@ func TestLiveForecastAccuracy(t *testing.T) {
 			if len(errs) < 5 {
 				t.Fatalf("only %d jobs waited %v or more: too few to measure", len(errs), forecastMinWait)
 			}
-			if bar, ok := forecastBars[names][pol]; ok && !(med <= bar) {
+			// The bars are the default workload's; another is measured,
+			// not held to them.
+			if bar, ok := forecastBars[names][pol]; ok && os.Getenv("SPINDLE_FORECAST_WORKLOAD") == "" && !(med <= bar) {
 				t.Errorf("median error %.2f, want at most %.2f", med, bar)
 			}
 		})

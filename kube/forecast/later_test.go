@@ -265,3 +265,31 @@ func TestHolds(t *testing.T) {
 		})
 	}
 }
+
+// TestAnyHolds: later waves are asked for only when each fits some node.
+func TestAnyHolds(t *testing.T) {
+	v := func(cpu int64) resource.Vector {
+		var r resource.Vector
+		r[resource.VCores] = cpu * 1000
+		return r
+	}
+	nodes := map[string]*nodeLoad{"a": {capacity: v(4)}, "b": {capacity: v(8)}}
+	cases := []struct {
+		name string
+		cpus []int64
+		want bool
+	}{
+		{"none", nil, true},
+		{"fits the larger node", []int64{8}, true},
+		{"one wave fits none", []int64{2, 9}, false},
+	}
+	for _, c := range cases {
+		var ws []wave
+		for _, cpu := range c.cpus {
+			ws = append(ws, wave{tasks: 1, request: v(cpu)})
+		}
+		if got := anyHolds(nodes, ws); got != c.want {
+			t.Errorf("%s: anyHolds = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

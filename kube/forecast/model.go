@@ -187,7 +187,9 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, holds []
 		var more []wave
 		if pin && !j.Waiting && queue != "" && leaf[sched.QueuePath(queue)] {
 			k, width := asked(ij)
-			more = est.later(ij.Name, k, width)
+			if more = est.later(ij.Name, k, width); !anyHolds(nodes, more) {
+				more = nil
+			}
 		}
 		var amPod *record.InstantPod
 		for _, p := range running {
@@ -248,9 +250,10 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, holds []
 		m.gate, m.moreEnd = append(m.gate, time.Time{}), append(m.moreEnd, time.Time{})
 		if amPod != nil {
 			// The later waves: a job of the running job's queue and its
-			// AM, adopted as it runs and placed at time 0 (where the
-			// simulation finds room: a job's node selector holds for
-			// every container, and the waves may run anywhere), whose
+			// AM, adopted as it runs and placed as it arrives, just after
+			// the pinned tasks (where the simulation finds room: a job's
+			// node selector holds for every container, and the waves may
+			// run anywhere), whose
 			// one token task, taken out of the AM's request, lasts until
 			// the current tasks end, the waves after it; the AM is held
 			// until they end. So the policy sees the job's AM in its
@@ -344,10 +347,10 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, holds []
 	// Arrival order is creation order: every waiting job arrives at once
 	// (it was submitted by Now), and the simulator keeps the workload's
 	// order among equal submit times, which FIFO follows. The pinned tasks
-	// come first, at time 0, the waiting jobs a microsecond later, so that
-	// the pinned are placed before anything else is asked for, and the
-	// running jobs' later waves with them: they are the running jobs',
-	// ahead of every waiting job in FIFO order.
+	// come first, at time 0, so that they are placed before anything else
+	// is asked for; the running jobs' later waves a microsecond later (they
+	// are the running jobs', ahead of every waiting job in FIFO order); the
+	// waiting jobs a microsecond after that.
 	sort.SliceStable(entries, func(a, b int) bool {
 		if !entries[a].first.Equal(entries[b].first) {
 			return entries[a].first.Before(entries[b].first)
@@ -362,7 +365,11 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, holds []
 			e.job = *e.alone
 		}
 		if e.more && !admitted(&e.job, w.Cluster.Nodes) {
-			continue // no node takes waves like the run's it was taken from
+			// No node its selector and tolerations admit takes waves like
+			// the run's they were taken from (build checked capacity
+			// alone): the job asks for none, and its AM's room is left
+			// free.
+			continue
 		}
 		if !e.pinned && !e.more && (!admitted(&e.job, w.Cluster.Nodes) || !gangFits(&e.job, w.Cluster.Nodes)) {
 			// No node could ever hold it: it waits for good, as the
@@ -380,6 +387,22 @@ func build(s *Snapshot, inst *record.Instant, est *estimates, pin bool, holds []
 	w.ApplyDefaults()
 	m.w = w
 	return m, nil
+}
+
+// anyHolds reports whether each wave's request fits some node's capacity.
+func anyHolds(nodes map[string]*nodeLoad, ws []wave) bool {
+	for _, w := range ws {
+		fits := false
+		for _, n := range nodes {
+			if fits = w.request.Fits(n.capacity); fits {
+				break
+			}
+		}
+		if !fits {
+			return false
+		}
+	}
+	return true
 }
 
 // token is the request of a pinned AM's one task: the least of each
