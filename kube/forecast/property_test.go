@@ -13,7 +13,9 @@ import (
 
 // randomSnapshot makes a snapshot of a few nodes, jobs waiting, running
 // (some with pods still pending) and finished, and other schedulers' pods;
-// states says what each job is, by key.
+// states says what each job is, by key. Half the jobs have an AM (their
+// first pod), and a finished job's tasks may run in several waves, so
+// that running jobs are forecast to ask for later ones.
 func randomSnapshot(rng *rand.Rand) (*Snapshot, map[string]string) {
 	var nodes []*v1.Node
 	for i := range 1 + rng.IntN(4) {
@@ -30,17 +32,24 @@ func randomSnapshot(rng *rand.Rand) (*Snapshot, map[string]string) {
 		if rng.IntN(2) == 0 {
 			b.estimate = fmt.Sprintf("%ds", 1+rng.IntN(200))
 		}
+		withAM := rng.IntN(2) == 0
+		lastEnd := created
 		for t := range 1 + rng.IntN(4) {
 			p := b
 			p.name = fmt.Sprintf("%s-%d", job, t)
+			p.am = withAM && t == 0
 			switch {
 			case state == "running" && (t == 0 || rng.IntN(2) == 0):
 				p.node = nodes[rng.IntN(len(nodes))].Name
 				p.started = ip(created + rng.IntN(-created+1))
 			case state == "finished":
+				if t > 0 && rng.IntN(3) != 0 {
+					p.created = lastEnd // a later wave, asked for once a task ended
+				}
 				p.node = nodes[rng.IntN(len(nodes))].Name
-				p.started = ip(created)
-				p.ended = ip(created + rng.IntN(-created+1))
+				p.started = ip(p.created)
+				p.ended = ip(p.created + rng.IntN(-p.created+1))
+				lastEnd = *p.ended
 			}
 			bs = append(bs, p)
 		}
