@@ -1,9 +1,8 @@
 package capacity
 
 import (
-	"sort"
-
 	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/policy/internal/qtree"
 	"github.com/spindle-sched/spindle/resource"
 	"github.com/spindle-sched/spindle/sched"
 )
@@ -50,8 +49,7 @@ func (p *Policy) pickUnder(parent *queue, n *cluster.Node, ceiling resource.Vect
 		}
 	}
 	if len(parent.order) > 1 {
-		sort.SliceStable(parent.order, func(a, b int) bool {
-			qa, qb := parent.order[a], parent.order[b]
+		qtree.SortStable(parent.order, func(qa, qb *queue) bool {
 			return sched.CapacityBefore(qa.q, p.share(qa), qb.q, p.share(qb))
 		})
 	}

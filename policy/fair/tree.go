@@ -1,9 +1,8 @@
 package fair
 
 import (
-	"sort"
-
 	"github.com/spindle-sched/spindle/cluster"
+	"github.com/spindle-sched/spindle/policy/internal/qtree"
 	"github.com/spindle-sched/spindle/sched"
 )
 
@@ -47,10 +46,11 @@ func (p *Policy) pickUnder(parent *queue, n *cluster.Node, fairFrac float64) *sc
 			parent.order = append(parent.order, fq)
 		}
 	}
-	sort.SliceStable(parent.order, func(a, b int) bool {
-		qa, qb := parent.order[a], parent.order[b]
-		return sched.FairBefore(qa.q, p.share(qa.q.Usage()), qb.q, p.share(qb.q.Usage()))
-	})
+	if len(parent.order) > 1 {
+		qtree.SortStable(parent.order, func(qa, qb *queue) bool {
+			return sched.FairBefore(qa.q, p.share(qa.q.Usage()), qb.q, p.share(qb.q.Usage()))
+		})
+	}
 	for _, fq := range parent.order {
 		frac := fairFrac * fq.weight / active
 		var a *sched.Ask

@@ -3,7 +3,11 @@
 // link parents and children the one way the core defines them.
 package qtree
 
-import "github.com/spindle-sched/spindle/sched"
+import (
+	"slices"
+
+	"github.com/spindle-sched/spindle/sched"
+)
 
 // Build makes one T per queue of v, by build, and links each to its parent
 // with adopt, in the core's queue order: queues[i] stands for v.Queues()[i]
@@ -24,4 +28,20 @@ func Build[T any](v *sched.View, build func(*sched.Queue) T, adopt func(parent, 
 		adopt(parent, queues[i])
 	}
 	return queues, root
+}
+
+// SortStable orders a level's queues by before (a strict order: a comes
+// first), keeping equal ones in place. It runs on every pick, so it
+// allocates nothing (sort.SliceStable allocates a reflective swapper per
+// call).
+func SortStable[T any](s []T, before func(a, b T) bool) {
+	slices.SortStableFunc(s, func(a, b T) int {
+		switch {
+		case before(a, b):
+			return -1
+		case before(b, a):
+			return 1
+		}
+		return 0
+	})
 }

@@ -86,3 +86,38 @@ func TestBuild(t *testing.T) {
 		})
 	}
 }
+
+// TestSortStable: a level's queues in before's order, equal ones kept in
+// place, and no allocation.
+func TestSortStable(t *testing.T) {
+	type q struct {
+		name string
+		key  int
+	}
+	byKey := func(a, b q) bool { return a.key < b.key }
+	cases := []struct {
+		name string
+		in   []q
+		want string
+	}{
+		{"none", nil, ""},
+		{"one", []q{{"a", 1}}, "a"},
+		{"ordered", []q{{"a", 1}, {"b", 2}}, "ab"},
+		{"reversed", []q{{"a", 2}, {"b", 1}}, "ba"},
+		{"ties kept in place", []q{{"a", 2}, {"b", 1}, {"c", 2}, {"d", 1}}, "bdac"},
+	}
+	for _, c := range cases {
+		qtree.SortStable(c.in, byKey)
+		got := ""
+		for _, x := range c.in {
+			got += x.name
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	s := []q{{"a", 3}, {"b", 1}, {"c", 2}}
+	if n := testing.AllocsPerRun(100, func() { qtree.SortStable(s, byKey) }); n != 0 {
+		t.Errorf("SortStable allocates %v times per call", n)
+	}
+}
