@@ -299,9 +299,17 @@ func TestLiveSparkBurstDeadlocksWithoutAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.namespace("spark")
-	var wg sync.WaitGroup
+	// The burst is every driver submitted before any asks for its
+	// executors: were each driver's executors asked for as soon as it
+	// ran, the first could get all four while the rest were still being
+	// created (it happened once in CI, on a loaded machine), which is not
+	// the burst docs/kube.md describes.
+	var drivers []*v1.Pod
 	for i := range 40 {
-		drv := l.create(sparkDriverPod("spark", fmt.Sprintf("app-%02d", i), "1", "1408Mi"))
+		drivers = append(drivers, l.create(sparkDriverPod("spark", fmt.Sprintf("app-%02d", i), "1", "1408Mi")))
+	}
+	var wg sync.WaitGroup
+	for _, drv := range drivers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -313,13 +321,13 @@ func TestLiveSparkBurstDeadlocksWithoutAdmission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drivers, executors, boundExecutors := 0, 0, 0
+	running, executors, boundExecutors := 0, 0, 0
 	succeeded := map[string]int{}
 	for _, p := range list.Items {
 		switch p.Labels["spark-role"] {
 		case "driver":
 			if p.Status.Phase == v1.PodRunning {
-				drivers++
+				running++
 			}
 		case "executor":
 			executors++
@@ -337,11 +345,11 @@ func TestLiveSparkBurstDeadlocksWithoutAdmission(t *testing.T) {
 			finished++
 		}
 	}
-	t.Logf("-a none after 40 s: %d drivers running, %d of %d executors bound, %d of 40 applications finished", drivers, boundExecutors, executors, finished)
-	// The first drivers to run may get an executor or two in before the
-	// burst has filled the cluster; no application gets all four.
-	if drivers != 32 || finished != 0 {
-		t.Errorf("-a none: %d drivers running, %d applications finished; want the deadlock docs/kube.md describes (32 drivers, none finished)", drivers, finished)
+	t.Logf("-a none after 40 s: %d drivers running, %d of %d executors bound, %d of 40 applications finished", running, boundExecutors, executors, finished)
+	// An executor or two may still get in, where a driver's executors
+	// are bound before every driver is; no application gets all four.
+	if running != 32 || finished != 0 {
+		t.Errorf("-a none: %d drivers running, %d applications finished; want the deadlock docs/kube.md describes (32 drivers, none finished)", running, finished)
 	}
 }
 
