@@ -59,7 +59,7 @@ type model struct {
 	gate, moreEnd []time.Time
 }
 
-// hold is what a second simulation holds a running job to (see Run):
+// hold is what the next simulation holds a running job to (see Run):
 // its AM until am, its later waves' asking until gate; zero: as
 // estimated.
 type hold struct{ am, gate time.Time }
