@@ -66,7 +66,7 @@ var builtin = params.NewRegistry("policy",
 			return func(v *sched.View) (sched.Policy, error) { return fair.New(v, cfg), nil }, nil
 		}},
 	Entry{Name: "kube-scheduler",
-		Summary:  "Kubernetes' default scheduler: pods one at a time in creation order (its backoff reorders those that found no room), each to the least-allocated, best-balanced node; no queues, no AM limit. The baseline 'spindle whatif' reproduces a recording with",
+		Summary:  "Kubernetes' default scheduler: pods one at a time in creation order (its backoff reorders those that found no room), each to the least-allocated, best-balanced node, bound through its client's rate limit (50 a second past a burst of 100); no queues, no AM limit. The baseline 'spindle whatif' reproduces a recording with",
 		Queues:   "ignored: one queue of pods over every leaf's jobs, as kube-scheduler has no queues",
 		Priority: "higher first, then creation order, over every pod, as kube-scheduler's PrioritySort queue; preemption by priority is not modelled",
 		Build: func(r *params.Reader) (sched.PolicyFactory, error) {

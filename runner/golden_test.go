@@ -39,7 +39,7 @@ const goldenFile = "testdata/golden.txt"
 
 var (
 	goldenPolicies = []string{"fifo", "capacity", "fair", "drf", "fair:max_am_share=-1", "capacity:reserve=true",
-		"sjf", "tetris", "dress", "dress:estimator=off", "djsf", "djsf+", "adaptive", "reverse-adaptive"}
+		"sjf", "tetris", "dress", "dress:estimator=off", "djsf", "djsf+", "adaptive", "reverse-adaptive", "kube-scheduler"}
 	goldenAdmissions = []string{"none", "autoadmin", "autoadmin+", "static:8", "static:24"}
 	// Policies that read estimates also run with the oracle source, so that
 	// their estimate-driven paths are pinned, not only their fallbacks.

@@ -179,6 +179,7 @@ type simulator struct {
 	launchDelay          clock.Duration
 	launchJitter         float64
 	launchRNG            *rand.Rand
+	binder               sched.Binder // the policy's binding time, if it models one
 
 	nodes []nodeState
 	jobs  []jobState // by sched.JobID, which is arrival order
@@ -341,6 +342,7 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 		return nil, err
 	}
 	s.core, s.cl = core, core.Cluster()
+	s.binder, _ = core.Policy().(sched.Binder)
 	if core.ReservationsExpire() {
 		// A reservation expires at its node's first update past its
 		// timeout, which eliding heartbeats would move: deliver them all.
@@ -1074,6 +1076,11 @@ type driver simulator
 func (d *driver) Launch(ct *sched.Container) {
 	s := (*simulator)(d)
 	at := s.now
+	if s.binder != nil {
+		// The container holds its node from its allocation; its start
+		// latency runs from its binding.
+		at = at.Add(s.binder.BindDelay(ct))
+	}
 	if s.launchDelay > 0 {
 		f := 1.0
 		if s.launchJitter > 0 {

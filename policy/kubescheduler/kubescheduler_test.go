@@ -134,6 +134,7 @@ func TestBackoffReorders(t *testing.T) {
 		bWait, bJCT, cWait, cJCT float64
 	}{
 		{"kube-scheduler", 29, 39, 5, 15},
+		{"kube-scheduler:cycle=0s", 29, 39, 5, 15}, // the default, said
 		{"kube-scheduler:backoff=false", 19, 29, 15, 25},
 	} {
 		o := simtest.Run(t, backoffCase, runner.Spec{Policy: c.pol})
