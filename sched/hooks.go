@@ -7,10 +7,10 @@ import (
 
 // Hooks hands each optional hook the core looks for on a policy or an
 // admission controller (the observers, Ticker and QuietTicker, Explainer,
-// Reporter) to Inner when Inner has it. The core finds hooks by type
-// assertion (the simulator looks for Binder), so a wrapper that embeds Hooks hides none of Inner's: it
-// overrides only what it changes (a test's policy wrapper, the forecast's
-// adopting admission controller).
+// Reporter), and the simulator's Binder, to Inner when Inner has it. Hooks
+// are found by type assertion, so a wrapper that embeds Hooks hides none
+// of Inner's: it overrides only what it changes (a test's policy wrapper,
+// the forecast's adopting admission controller).
 type Hooks[T any] struct{ Inner T }
 
 // JobSubmitted forwards.
