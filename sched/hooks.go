@@ -7,10 +7,10 @@ import (
 
 // Hooks hands each optional hook the core looks for on a policy or an
 // admission controller (the observers, Ticker and QuietTicker, Explainer,
-// Reporter), and the simulator's Binder, to Inner when Inner has it. Hooks
-// are found by type assertion, so a wrapper that embeds Hooks hides none
-// of Inner's: it overrides only what it changes (a test's policy wrapper,
-// the forecast's adopting admission controller).
+// Reporter) to Inner when Inner has it. The core finds hooks by type
+// assertion, so a wrapper that embeds Hooks hides none of Inner's: it
+// overrides only what it changes (a test's policy wrapper, the forecast's
+// adopting admission controller).
 type Hooks[T any] struct{ Inner T }
 
 // JobSubmitted forwards.
@@ -110,14 +110,6 @@ func (h Hooks[T]) Report() (string, any) {
 	return "", nil
 }
 
-// BindDelay forwards; 0 when Inner does not model binding.
-func (h Hooks[T]) BindDelay(c *Container) clock.Duration {
-	if o, ok := any(h.Inner).(Binder); ok {
-		return o.BindDelay(c)
-	}
-	return 0
-}
-
 // Hooks has every hook; the policy's and the admission controller's own
 // methods (Pick, Admit...) are the wrapper's to give.
 var (
@@ -132,5 +124,4 @@ var (
 	_ QuietTicker       = Hooks[any]{}
 	_ Explainer         = Hooks[any]{}
 	_ Reporter          = Hooks[any]{}
-	_ Binder            = Hooks[any]{}
 )

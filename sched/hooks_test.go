@@ -23,13 +23,12 @@ func (h *hooked) Tick(clock.Time)                             { h.heard = append
 func (h *hooked) TickChanged() bool                           { return false }
 func (h *hooked) WaitReason(*Job) string                      { return "why" }
 func (h *hooked) Report() (string, any)                       { return "r", 1 }
-func (h *hooked) BindDelay(*Container) clock.Duration         { return 3 }
 
 // Hooks hands each hook to an Inner that has it, and answers as the core
 // takes a missing hook for one that has not: never ticks, always changed
-// when it does, no reason, no report, no binding time.
+// when it does, no reason, no report.
 func TestHooks(t *testing.T) {
-	call := func(h Hooks[any]) (every clock.Duration, changed bool, why, report string, bind clock.Duration) {
+	call := func(h Hooks[any]) (every clock.Duration, changed bool, why, report string) {
 		h.JobSubmitted(nil)
 		h.JobAdmitted(nil)
 		h.JobAdopted(nil)
@@ -40,11 +39,10 @@ func TestHooks(t *testing.T) {
 		h.ClusterChanged(nil)
 		h.Tick(0)
 		report, _ = h.Report()
-		bind = h.BindDelay(nil)
-		return h.TickEvery(), h.TickChanged(), h.WaitReason(nil), report, bind
+		return h.TickEvery(), h.TickChanged(), h.WaitReason(nil), report
 	}
 	in := &hooked{}
-	every, changed, why, report, bind := call(Hooks[any]{Inner: in})
+	every, changed, why, report := call(Hooks[any]{Inner: in})
 	want := []string{"submitted", "admitted", "adopted", "finished", "asks", "container", "node", "cluster", "tick"}
 	if len(in.heard) != len(want) {
 		t.Fatalf("inner heard %v, want %v", in.heard, want)
@@ -55,11 +53,11 @@ func TestHooks(t *testing.T) {
 			break
 		}
 	}
-	if every != 7 || changed || why != "why" || report != "r" || bind != 3 {
-		t.Errorf("with the hooks: TickEvery %v, TickChanged %v, WaitReason %q, Report %q, BindDelay %v; want 7, false, why, r, 3", every, changed, why, report, bind)
+	if every != 7 || changed || why != "why" || report != "r" {
+		t.Errorf("with the hooks: TickEvery %v, TickChanged %v, WaitReason %q, Report %q; want 7, false, why, r", every, changed, why, report)
 	}
-	every, changed, why, report, bind = call(Hooks[any]{Inner: struct{}{}})
-	if every != 0 || !changed || why != "" || report != "" || bind != 0 {
-		t.Errorf("without: TickEvery %v, TickChanged %v, WaitReason %q, Report %q, BindDelay %v; want 0, true, \"\", \"\", 0", every, changed, why, report, bind)
+	every, changed, why, report = call(Hooks[any]{Inner: struct{}{}})
+	if every != 0 || !changed || why != "" || report != "" {
+		t.Errorf("without: TickEvery %v, TickChanged %v, WaitReason %q, Report %q; want 0, true, \"\", \"\"", every, changed, why, report)
 	}
 }

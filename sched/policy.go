@@ -238,16 +238,6 @@ func (v *View) ReconsiderNode(n *cluster.Node) {
 	c.driver.Reconsider()
 }
 
-// Binder is a policy that models the time its scheduler takes to bind a
-// container it placed (kube-scheduler's client-side rate limit on its
-// Bindings). The simulator asks once per container, when it launches it,
-// and starts it that much later, its node held meanwhile; the launch delay
-// runs from the binding. Live, the binding is the driver's own and the
-// hook is not asked.
-type Binder interface {
-	BindDelay(c *Container) clock.Duration
-}
-
 // Reporter is implemented by policies and admission controllers with
 // internals worth showing (a reservation ratio over time, job sets, a
 // predicted reservation): Report names the section and returns a value that

@@ -179,7 +179,7 @@ type simulator struct {
 	launchDelay          clock.Duration
 	launchJitter         float64
 	launchRNG            *rand.Rand
-	binder               sched.Binder // the policy's binding time, if it models one
+	api                  *apiLimit // the Kubernetes scheduler's client-side limit, nil: none
 
 	nodes []nodeState
 	jobs  []jobState // by sched.JobID, which is arrival order
@@ -269,6 +269,9 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 	s := &simulator{w: w, opt: opt, ideal: c.Ideal || c.Timing == workload.TimingKubernetes, freeReport: -1}
 	s.nodePeriod, s.amPeriod = c.NodeHeartbeat, c.AMHeartbeat
 	s.launchDelay, s.launchJitter = c.LaunchDelay, c.LaunchJitter
+	if c.Timing == workload.TimingKubernetes {
+		s.api = newAPILimit(c.APIQPS, c.APIBurst)
+	}
 	if s.ideal {
 		s.nodePeriod, s.amPeriod = 0, 0
 		if c.Ideal {
@@ -342,7 +345,6 @@ func Run(w *workload.Workload, opt Options) (*Result, error) {
 		return nil, err
 	}
 	s.core, s.cl = core, core.Cluster()
-	s.binder, _ = core.Policy().(sched.Binder)
 	if core.ReservationsExpire() {
 		// A reservation expires at its node's first update past its
 		// timeout, which eliding heartbeats would move: deliver them all.
@@ -1076,10 +1078,11 @@ type driver simulator
 func (d *driver) Launch(ct *sched.Container) {
 	s := (*simulator)(d)
 	at := s.now
-	if s.binder != nil {
+	if s.api != nil {
 		// The container holds its node from its allocation; its start
-		// latency runs from its binding.
-		at = at.Add(s.binder.BindDelay(ct))
+		// latency runs from its binding, which waits for the client's
+		// limit (apilimit.go).
+		at = s.api.reserve(at)
 	}
 	if s.launchDelay > 0 {
 		f := 1.0

@@ -173,7 +173,7 @@ type mapping struct {
 
 var (
 	rootMapping    = mapping{[]string{"version", "cluster", "queues", "jobs"}, []string{"version", "cluster", "jobs"}}
-	clusterMapping = mapping{[]string{"nodes", "ideal", "timing", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "external_load", "resource_calculator", "mapreduce_am"}, []string{"nodes"}}
+	clusterMapping = mapping{[]string{"nodes", "ideal", "timing", "node_heartbeat", "am_heartbeat", "launch_delay", "launch_jitter", "api_qps", "api_burst", "external_load", "resource_calculator", "mapreduce_am"}, []string{"nodes"}}
 	mrMapping      = mapping{[]string{"model", "reduce_rampup_limit", "reduce_preemption_limit", "reducer_preempt_delay", "reducer_unconditional_preempt_delay"}, nil}
 	nodeMapping    = mapping{[]string{"count", "vcores", "memory_mb", "gpus", "disk_mb", "labels", "taints", "external"}, []string{"vcores", "memory_mb"}}
 	taintMapping   = mapping{[]string{"key", "value", "effect"}, []string{"key", "effect"}}
@@ -489,6 +489,7 @@ func (d *decoder) cluster(c *Cluster) {
 		LaunchDelay:   DefaultLaunchDelay,
 		LaunchJitter:  DefaultLaunchJitter,
 	}
+	var qps, burst bool
 	d.object(clusterMapping, func(key string, line int) {
 		switch key {
 		case "nodes":
@@ -506,6 +507,10 @@ func (d *decoder) cluster(c *Cluster) {
 			c.LaunchDelay = d.duration()
 		case "launch_jitter":
 			c.LaunchJitter = d.float()
+		case "api_qps":
+			c.APIQPS, qps = d.float(), true
+		case "api_burst":
+			c.APIBurst, burst = d.count(), true
 		case "external_load":
 			c.ExternalLoad = d.externalLoad()
 		case "resource_calculator":
@@ -519,6 +524,16 @@ func (d *decoder) cluster(c *Cluster) {
 			d.mapReduceAM(&c.MapReduceAM)
 		}
 	})
+	// The scheduler's client limit is the Kubernetes timing's (whichever
+	// key came first).
+	if c.Timing == TimingKubernetes {
+		if !qps {
+			c.APIQPS = DefaultAPIQPS
+		}
+		if !burst {
+			c.APIBurst = DefaultAPIBurst
+		}
+	}
 }
 
 func (d *decoder) mapReduceAM(m *MapReduceAM) {

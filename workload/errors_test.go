@@ -68,7 +68,7 @@ jobs:
         duration: 1
         durations: [1]
 `, `w.yaml:4: cluster.nodes[0].cpu: unknown field (want one of count, vcores, memory_mb, gpus, disk_mb, labels, taints, external)
-w.yaml:5: cluster.heartbeat: unknown field (want one of nodes, ideal, timing, node_heartbeat, am_heartbeat, launch_delay, launch_jitter, external_load, resource_calculator, mapreduce_am)
+w.yaml:5: cluster.heartbeat: unknown field (want one of nodes, ideal, timing, node_heartbeat, am_heartbeat, launch_delay, launch_jitter, api_qps, api_burst, external_load, resource_calculator, mapreduce_am)
 w.yaml:10: jobs[0].phases[0].request.mem: unknown field (want one of vcores, memory_mb, gpus, disk_mb)
 w.yaml:12: jobs[0].phases[0].durations: unknown field (want one of name, tasks, request, duration, start_after, started, unfinished)`},
 		{"unknown field json", "w.json", "{\"version\": 1,\n \"jobs\": [{\"id\": \"a\", \"\\u00e9\": {\"deep\": [1, {}]}}]}",
@@ -152,6 +152,24 @@ w.yaml:11: jobs[0].am.vcores: must be >= 0
 w.yaml:13: jobs[0].phases[0].tasks: must be > 0
 w.yaml:14: jobs[0].phases[0].request.memory_mb: must be >= 0
 w.yaml:15: jobs[0].phases[0].duration: must be one duration or a list of 0 (one per task), got a list of 2`},
+		{"client limit out of range", "w.yaml", `version: 1
+cluster:
+  nodes: [{vcores: 16, memory_mb: 65536}]
+  timing: kubernetes
+  api_qps: -1
+  api_burst: 0
+` + okJobs, `w.yaml:5: cluster.api_qps: must be in [0, 1e6] (0: no limit)`},
+		{"client burst out of range", "w.yaml", `version: 1
+cluster:
+  nodes: [{vcores: 16, memory_mb: 65536}]
+  api_burst: 0
+  timing: kubernetes
+` + okJobs, `w.yaml:4: cluster.api_burst: must be in [1, 1e6]`},
+		{"client limit without kubernetes timing", "w.yaml", "version: 1\ncluster: {nodes: [{vcores: 16, memory_mb: 65536}], api_qps: 10, api_burst: 20}\n" + okJobs,
+			`w.yaml:2: cluster.api_qps: needs timing: kubernetes (it limits a Kubernetes scheduler's calls to the apiserver)
+w.yaml:2: cluster.api_burst: needs timing: kubernetes (it limits a Kubernetes scheduler's calls to the apiserver)`},
+		{"client burst not an integer", "w.yaml", "version: 1\ncluster: {nodes: [{vcores: 16, memory_mb: 65536}], timing: kubernetes, api_burst: 2.5}\n" + okJobs,
+			"w.yaml:2: cluster.api_burst: must be an integer"},
 		{"negative duration in list", "w.yaml", "version: 1\n" + okCluster + `jobs:
   - id: a
     phases:

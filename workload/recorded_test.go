@@ -28,6 +28,7 @@ func recordedWorkload() *Workload {
 			Timing:        TimingKubernetes,
 			NodeHeartbeat: DefaultNodeHeartbeat, AMHeartbeat: DefaultAMHeartbeat,
 			LaunchDelay: 420 * clock.Millisecond, LaunchJitter: 0.5,
+			APIQPS: 20.5, APIBurst: 40,
 		},
 		Queues: []Queue{{Name: "etl", Capacity: 0.5, MaxCapacity: 1}, {Name: "adhoc", Capacity: 0.5, MaxCapacity: 1}},
 		Jobs: []Job{
@@ -155,5 +156,45 @@ func TestRecordedErrors(t *testing.T) {
 				t.Errorf("error mismatch\n got: %s\nwant: %s\n%s", err, tt.want, tt.doc)
 			}
 		})
+	}
+}
+
+// The scheduler's client limit is read under Kubernetes timing, with
+// kube-scheduler's defaults when unset (whichever key comes first), and
+// is neither defaulted nor written under YARN timing, where setting it
+// is an error (TestParseErrors).
+func TestAPILimitKeys(t *testing.T) {
+	const nodes = "version: 1\ncluster:\n  nodes: [{vcores: 16, memory_mb: 65536}]\n"
+	const jobs = "jobs: [{id: a, phases: [{tasks: 1, request: {vcores: 1, memory_mb: 1024}, duration: 1}]}]\n"
+	for _, c := range []struct {
+		name, cluster string
+		qps           float64
+		burst         int
+	}{
+		{"kubernetes, unset", "  timing: kubernetes\n", DefaultAPIQPS, DefaultAPIBurst},
+		{"kubernetes, both", "  timing: kubernetes\n  api_qps: 20.5\n  api_burst: 40\n", 20.5, 40},
+		{"keys before timing", "  api_burst: 7\n  timing: kubernetes\n", DefaultAPIQPS, 7},
+		{"no limit", "  timing: kubernetes\n  api_qps: 0\n", 0, DefaultAPIBurst},
+		{"yarn, unset", "", 0, 0},
+	} {
+		w, err := Parse([]byte(nodes+c.cluster+jobs), "w.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if w.Cluster.APIQPS != c.qps || w.Cluster.APIBurst != c.burst {
+			t.Errorf("%s: api_qps %v, api_burst %v; want %v, %v", c.name, w.Cluster.APIQPS, w.Cluster.APIBurst, c.qps, c.burst)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, w, YAML); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		out := b.String()
+		kube := w.Cluster.Timing == TimingKubernetes
+		if wrote := strings.Contains(out, "api_qps"); wrote != (kube && c.qps != DefaultAPIQPS) {
+			t.Errorf("%s: api_qps written %v:\n%s", c.name, wrote, out)
+		}
+		if wrote := strings.Contains(out, "api_burst"); wrote != (kube && c.burst != DefaultAPIBurst) {
+			t.Errorf("%s: api_burst written %v:\n%s", c.name, wrote, out)
+		}
 	}
 }

@@ -221,6 +221,22 @@ func (c *checker) cluster(cl *Cluster) int {
 	if !(cl.LaunchJitter >= 0 && cl.LaunchJitter < 1) {
 		c.add("launch_jitter", "must be in [0, 1)")
 	}
+	if cl.Timing == TimingKubernetes {
+		if !(cl.APIQPS >= 0 && cl.APIQPS <= 1e6) {
+			c.add("api_qps", "must be in [0, 1e6] (0: no limit)")
+		}
+		if cl.APIQPS > 0 && !(cl.APIBurst >= 1 && cl.APIBurst <= 1e6) {
+			c.add("api_burst", "must be in [1, 1e6]")
+		}
+	} else {
+		// A Kubernetes scheduler's client limit: YARN has no such call.
+		if cl.APIQPS != 0 {
+			c.add("api_qps", "needs timing: kubernetes (it limits a Kubernetes scheduler's calls to the apiserver)")
+		}
+		if cl.APIBurst != 0 {
+			c.add("api_burst", "needs timing: kubernetes (it limits a Kubernetes scheduler's calls to the apiserver)")
+		}
+	}
 	if m := cl.MapReduceAM; m != (MapReduceAM{}) {
 		c.push("mapreduce_am")
 		if m.Model >= numMRModels {

@@ -27,6 +27,15 @@ const (
 	DefaultQueue         = "default"
 )
 
+// The client-side limit on a Kubernetes scheduler's calls to the
+// apiserver when the cluster section leaves it unset (timing kubernetes):
+// kube-scheduler's clientConnection defaults, qps 50 and burst 100, which
+// are also 'spindle kube schedule' --qps and --burst defaults.
+const (
+	DefaultAPIQPS   = 50.0
+	DefaultAPIBurst = 100
+)
+
 // DefaultAM is the ApplicationMaster request of a job that does not declare
 // one: one vcore and 1 GiB, close to MapReduce's yarn.app.mapreduce.am.resource
 // defaults. A job that declares an all-zero AM runs without an AM container.
@@ -62,6 +71,16 @@ type Cluster struct {
 	// Timing is the timing model: "" or TimingYARN (heartbeats), or
 	// TimingKubernetes (no heartbeats; see TimingKubernetes).
 	Timing string
+
+	// APIQPS and APIBurst are, under TimingKubernetes, the scheduler's
+	// client-side limit on its apiserver calls (api_qps, api_burst): every
+	// placed pod is bound by one call, so past a burst of APIBurst no more
+	// than APIQPS pods a second are bound, whatever the policy. APIQPS 0
+	// is no limit. A parsed file with Kubernetes timing that leaves them
+	// unset gets DefaultAPIQPS and DefaultAPIBurst; other timings ignore
+	// them.
+	APIQPS   float64
+	APIBurst int
 
 	// Calculator is how the resource manager compares amounts of
 	// resource (resource_calculator: memory, YARN's default

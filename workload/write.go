@@ -370,6 +370,15 @@ func (e *encoder) clusterFields(c *Cluster, sep string) {
 		e.key(&first, sep, "launch_jitter")
 		e.float(c.LaunchJitter)
 	}
+	// The client's limit means something under Kubernetes timing only.
+	if c.Timing == TimingKubernetes && c.APIQPS != DefaultAPIQPS {
+		e.key(&first, sep, "api_qps")
+		e.float(c.APIQPS)
+	}
+	if c.Timing == TimingKubernetes && c.APIBurst != DefaultAPIBurst {
+		e.key(&first, sep, "api_burst")
+		e.int(int64(c.APIBurst))
+	}
 	if c.ExternalLoad != nil {
 		e.key(&first, sep, "external_load")
 		e.externalLoad(c.ExternalLoad)

@@ -68,7 +68,10 @@ a running cluster ('spindle kube record', or 'spindle trace convert --from
 kube' on a snapshot) and prints, side by side, the run as it happened ("as
 recorded") and the same workload simulated under each policy, with the
 cluster's own timing (the recording's Kubernetes preset: no heartbeats, its
-measured pod start latency) and what other workloads held on its nodes.
+measured pod start latency, every pod bound through the scheduler's
+client-side rate limit, api_qps and api_burst in the recording's cluster
+section, 50 and 100 unless edited) and what other workloads held on its
+nodes.
 
 Before the other columns are worth reading, the simulator must reproduce the
 recorded run under the scheduler that ran it: --baseline names it

@@ -177,6 +177,10 @@ func (c *core) finish() (*Summary, error) {
 		MapReduceAM:   NoMapReduceAM,
 		NodeHeartbeat: workload.DefaultNodeHeartbeat,
 		AMHeartbeat:   workload.DefaultAMHeartbeat,
+		// The scheduler's client configuration is not in the API: the
+		// defaults of kube-scheduler (and of spindle kube schedule).
+		APIQPS:   workload.DefaultAPIQPS,
+		APIBurst: workload.DefaultAPIBurst,
 	}
 	delay, jitter := c.lat.estimate()
 	cl.LaunchDelay, cl.LaunchJitter = micros(delay), jitter

@@ -42,15 +42,10 @@
 //     "When the baseline does not reproduce"); with a long queue the
 //     scheduler reaches only part of it before the new pods exist.
 //   - The scheduler's client-side limit on its calls to the apiserver
-//     (clientConnection.qps 50 and burst 100 by default; qps and burst
-//     here): every pod placed is bound by a call through it, so past a
-//     burst of 100 no more than 50 pods a second start. The pod holds its
-//     node from its placement, as kube-scheduler's assumed pod does, and
-//     its start latency runs from its binding (apilimit.go; the simulator
-//     asks BindDelay). On Spark-shaped bursts of thousands of executors
-//     with second-long tasks this limit, not the cluster, paced the
-//     recorded runs (docs/record.md, "When the baseline does not
-//     reproduce").
+//     (clientConnection.qps 50 and burst 100 by default) is not the
+//     policy's: under the Kubernetes timing preset the simulator binds
+//     every placed pod through it, whichever scheduler placed it (the
+//     cluster's api_qps and api_burst; sim/apilimit.go).
 //   - No head-of-line blocking: a pod that fits no node is passed over.
 //   - Filtering: the node has room for the pod's requests and may take it
 //     (selectors, taints: the request's Eligible).
@@ -106,11 +101,6 @@ type Config struct {
 	// Late puts pods asked for at the instant room may have appeared
 	// after every pod already waiting (see the package comment).
 	Late bool
-	// QPS and Burst are kube-scheduler's client-side limit on its calls
-	// to the apiserver (apilimit.go): a placed pod is bound only when the
-	// limit lets its Binding through. QPS 0: no limit.
-	QPS   float64
-	Burst int
 }
 
 // Params reads the parameters.
@@ -119,8 +109,6 @@ func Params(r *params.Reader) Config {
 		Backoff: r.Bool("backoff", true, "order pods that found no room by kube-scheduler's backoff (1 s doubling to 10 s): those whose backoff expired first, then by expiry (default true; false: creation order only)"),
 		Sample:  r.Bool("sample", true, "on more than 100 nodes score only the first feasible nodes found, as kube-scheduler's percentageOfNodesToScore does (default true)"),
 		Late:    r.Bool("late", false, "pods asked for at the instant room frees (a job's next stage once its tasks end) come after every pod already waiting, backing off or not, as they reach kube-scheduler after the end has moved its waiting pods (default false: they join as new pods, ahead of those backing off)"),
-		QPS:     r.Float("qps", DefaultQPS, 0, 1e6, fmt.Sprintf("kube-scheduler's client-side limit on its apiserver calls a second (its clientConnection.qps, --kube-api-qps): each pod it places is bound through it, so past a burst no more pods start a second than this; set it to the scheduler's own setting; 0: no limit (default %v)", DefaultQPS)),
-		Burst:   r.Int("burst", DefaultBurst, 1, 1e6, fmt.Sprintf("calls kube-scheduler's client may make at once before qps holds it back (its clientConnection.burst, --kube-api-burst) (default %d)", DefaultBurst)),
 		Cycle:   r.NonNegativeDuration("cycle", DefaultCycle, fmt.Sprintf("time kube-scheduler takes per attempt at a pod that finds no room; it bounds how many waiting pods are tried again between two events, so that a busy scheduler serves waiting pods in turn (0: every waiting pod is tried again at once) (default %v)", DefaultCycle)),
 	}
 }
@@ -174,8 +162,6 @@ type Policy struct {
 	// per waiting pod (an idle scheduler has tried them all).
 	budget   float64
 	budgetAt clock.Time
-
-	api *apiLimit // the scheduler's client-side limit; nil: none
 }
 
 type askKey struct {
@@ -204,7 +190,7 @@ type planned struct {
 // New returns the policy.
 func New(v *sched.View, cfg Config) *Policy {
 	return &Policy{cfg: cfg, v: v, byAsk: map[askKey][]*group{}, known: map[askKey]int{}, isWanting: map[sched.JobID]bool{},
-		plan: map[cluster.NodeID][]planned{}, dirty: true, api: newAPILimit(cfg.QPS, cfg.Burst)}
+		plan: map[cluster.NodeID][]planned{}, dirty: true}
 }
 
 func (p *Policy) ask(k askKey) *sched.Ask {
@@ -614,22 +600,8 @@ func score(cp, requested resource.Vector) float64 {
 	return math.Floor(least) + math.Floor(balanced)
 }
 
-// BindDelay is how long after its placement container c is bound: the
-// time its Binding waits for the client's limit, the calls before it
-// having taken their turns (each container is asked once, when the
-// simulator launches it). Until then the pod holds its node, as
-// kube-scheduler's assumed pod does; its start latency runs from there.
-func (p *Policy) BindDelay(*sched.Container) clock.Duration {
-	if p.api == nil {
-		return 0
-	}
-	now := p.v.Now()
-	return p.api.reserve(now).Sub(now)
-}
-
 var (
 	_ sched.Policy            = (*Policy)(nil)
-	_ sched.Binder            = (*Policy)(nil)
 	_ sched.AskObserver       = (*Policy)(nil)
 	_ sched.FinishObserver    = (*Policy)(nil)
 	_ sched.ContainerObserver = (*Policy)(nil)

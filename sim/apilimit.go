@@ -1,4 +1,4 @@
-package kubescheduler
+package sim
 
 import (
 	"math"
@@ -6,19 +6,22 @@ import (
 	"github.com/spindle-sched/spindle/clock"
 )
 
-// kube-scheduler's client-side rate limit on its calls to the apiserver:
-// its KubeSchedulerConfiguration's clientConnection.qps and .burst (the
-// deprecated --kube-api-qps and --kube-api-burst flags), 50 and 100 by
-// default (pkg/scheduler/apis/config/v1/defaults.go). client-go enforces it
-// with a token bucket before each request leaves. The scheduler's one
-// client binds every pod it places (DefaultBinder's POST of a Binding, from
-// a goroutine of its own, so that the next pod is scheduled meanwhile) and
-// patches the PodScheduled condition of a pod it could not place; its
-// events go through a second client with a bucket of its own.
-const (
-	DefaultQPS   = 50.0
-	DefaultBurst = 100
-)
+// A Kubernetes scheduler talks to the apiserver through a client with a
+// client-side rate limit: kube-scheduler's clientConnection.qps and .burst
+// (the deprecated --kube-api-qps and --kube-api-burst flags), 50 and 100
+// by default (pkg/scheduler/apis/config/v1/defaults.go), and 'spindle kube
+// schedule' --qps and --burst, the same by default. client-go enforces it
+// with a token bucket before each request leaves. Every pod the scheduler
+// places costs one call, its Binding (sent while the next pod is
+// scheduled), so past a burst no more pods are bound a second than the
+// limit lets through, whatever room the cluster has: on Spark-shaped
+// bursts of thousands of executors with second-long tasks this limit, not
+// the cluster, paced the recorded runs (docs/record.md, "The scheduler's
+// rate limit"). Under the Kubernetes timing preset the simulator binds
+// every placed container through the cluster's bucket (cluster api_qps,
+// api_burst), whatever the policy: the pod holds its node from its
+// placement, as the scheduler's assumed pod does, and its start latency
+// runs from its binding.
 
 // apiLimit is that token bucket as a generic cell rate: tat is the
 // instant the bucket would be full again, each call moves it on by every,

@@ -1,13 +1,9 @@
-package kubescheduler_test
+package sim
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/spindle-sched/spindle/clock"
-	"github.com/spindle-sched/spindle/policy/kubescheduler"
-	"github.com/spindle-sched/spindle/runner"
-	"github.com/spindle-sched/spindle/runner/simtest"
 )
 
 // The client's bucket: burst calls at once, then one every 1/qps, each
@@ -46,14 +42,14 @@ func TestAPILimit(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		l := kubescheduler.NewAPILimit(c.qps, c.burst)
-		if l.Every() != c.every {
-			t.Errorf("%s: interval %v, want %v", c.name, l.Every(), c.every)
+		l := newAPILimit(c.qps, c.burst)
+		if l.every != c.every {
+			t.Errorf("%s: interval %v, want %v", c.name, l.every, c.every)
 		}
 		for i, s := range c.steps {
 			var first, last clock.Time
 			for k := 0; k < s.calls; k++ {
-				last = l.Reserve(s.at)
+				last = l.reserve(s.at)
 				if k == 0 {
 					first = last
 				}
@@ -63,42 +59,7 @@ func TestAPILimit(t *testing.T) {
 			}
 		}
 	}
-	if l := kubescheduler.NewAPILimit(0, 100); l != nil {
+	if l := newAPILimit(0, 100); l != nil {
 		t.Error("qps 0 should be no limit")
-	}
-}
-
-// A burst of pods is bound no faster than the client's limit lets the
-// Bindings through. One node of 200 vcores; 150 one-vcore tasks of 10 s,
-// asked at 0, no launch delay.
-//
-//	qps=50, burst=100 (the defaults): 100 bound at 0, then one every 20 ms:
-//	  the 150th at 1.0 s, ending at 11 s: JCT 11.
-//	qps=10: the 150th at 50 × 100 ms = 5 s: JCT 15.
-//	burst=150, or qps=0 (no limit): all at 0: JCT 10.
-func TestAPILimitPacesBindings(t *testing.T) {
-	const doc = `
-version: 1
-cluster:
-  nodes: [{count: 1, vcores: 200, memory_mb: 409600}]
-  timing: kubernetes
-  launch_delay: 0s
-jobs:
-  - {id: A, submit: 0s, am: {vcores: 0, memory_mb: 0}, phases: [{tasks: 150, request: {vcores: 1, memory_mb: 1024}, duration: 10s}]}
-`
-	for _, c := range []struct {
-		pol string
-		jct float64
-	}{
-		{"kube-scheduler", 11},
-		{"kube-scheduler:qps=50,burst=100", 11},
-		{"kube-scheduler:qps=10", 15},
-		{"kube-scheduler:burst=150", 10},
-		{"kube-scheduler:qps=0", 10},
-	} {
-		o := simtest.Run(t, doc, runner.Spec{Policy: c.pol})
-		if _, j := jct(t, o.Jobs, "A"); fmt.Sprintf("%.6f", j) != fmt.Sprintf("%.6f", c.jct) {
-			t.Errorf("%s: JCT %v, want %v", c.pol, j, c.jct)
-		}
 	}
 }
