@@ -15,7 +15,8 @@ import (
 // everyPolicyWorkload is the workload TestLiveEveryPolicyAsSimulated plays
 // under each policy: the DRESS generator's stream of small jobs with two
 // large ones in it (seed 34, as the closed loop's), about 45 s of wall time
-// per policy at time scale 0.25.
+// per policy at time scale 0.25. SPINDLE_EVERY_POLICY_WORKLOAD names
+// another (generator arguments, or a workload file played as it is).
 const everyPolicyWorkload = "dress-stream --span 60 --large 5,30 --seed 34"
 
 // livePolicies are the policies 'spindle kube schedule' runs live
@@ -42,10 +43,17 @@ var strictPolicies = map[string]bool{"fair": true, "dress+": true}
 func TestLiveEveryPolicyAsSimulated(t *testing.T) {
 	kubetest.RequireBinaries(t)
 	bin := buildSpindle(t)
-	path := filepath.Join(t.TempDir(), "w.yaml")
-	args := append([]string{"generate"}, strings.Fields(everyPolicyWorkload)...)
-	if out, err := exec.Command(bin, append(args, "-o", path)...).CombinedOutput(); err != nil {
-		t.Fatalf("spindle %s: %v\n%s", strings.Join(args, " "), err, out)
+	spec := everyPolicyWorkload
+	if v := strings.TrimSpace(os.Getenv("SPINDLE_EVERY_POLICY_WORKLOAD")); v != "" {
+		spec = v
+	}
+	path := strings.Fields(spec)[0]
+	if !isWorkloadFile(path) {
+		path = filepath.Join(t.TempDir(), "w.yaml")
+		args := append([]string{"generate"}, strings.Fields(spec)...)
+		if out, err := exec.Command(bin, append(args, "-o", path)...).CombinedOutput(); err != nil {
+			t.Fatalf("spindle %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
 	played := loadWorkload(t, path)
 	scale := 0.25
@@ -88,5 +96,5 @@ func TestLiveEveryPolicyAsSimulated(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%s at time scale %v, each recording simulated under its policy:\n%s", everyPolicyWorkload, scale, table.String())
+	t.Logf("%s at time scale %v, each recording simulated under its policy:\n%s", spec, scale, table.String())
 }
