@@ -24,6 +24,22 @@ import (
 // result. About 45 s of wall time per live run at time scale 0.25.
 const closedLoopWorkload = "dress-stream --span 60 --large 5,30 --seed 34"
 
+// playedWorkload loads spec: a workload file as it is, or else the
+// arguments of 'spindle generate' (SPINDLE_CLOSED_LOOP's entries,
+// SPINDLE_EVERY_POLICY_WORKLOAD).
+func playedWorkload(t *testing.T, bin, spec string) *workload.Workload {
+	t.Helper()
+	path := strings.Fields(spec)[0]
+	if !isWorkloadFile(path) {
+		path = filepath.Join(t.TempDir(), "w.yaml")
+		args := append([]string{"generate"}, strings.Fields(spec)...)
+		if out, err := exec.Command(bin, append(args, "-o", path)...).CombinedOutput(); err != nil {
+			t.Fatalf("spindle %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return loadWorkload(t, path)
+}
+
 // isWorkloadFile reports whether a SPINDLE_CLOSED_LOOP entry names a
 // workload file to play as it is rather than a generator.
 func isWorkloadFile(s string) bool {
@@ -140,15 +156,7 @@ func TestLiveClosedLoop(t *testing.T) {
 			name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 		}
 		t.Run(name, func(t *testing.T) {
-			path := strings.Fields(spec)[0]
-			if !isWorkloadFile(path) {
-				path = filepath.Join(t.TempDir(), "w.yaml")
-				args := append([]string{"generate"}, strings.Fields(spec)...)
-				if out, err := exec.Command(bin, append(args, "-o", path)...).CombinedOutput(); err != nil {
-					t.Fatalf("spindle %s: %v\n%s", strings.Join(args, " "), err, out)
-				}
-			}
-			played := loadWorkload(t, path)
+			played := playedWorkload(t, bin, spec)
 
 			var rec *workload.Workload
 			t.Run("kube-scheduler", func(t *testing.T) {

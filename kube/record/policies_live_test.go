@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,15 +45,7 @@ func TestLiveEveryPolicyAsSimulated(t *testing.T) {
 	if v := strings.TrimSpace(os.Getenv("SPINDLE_EVERY_POLICY_WORKLOAD")); v != "" {
 		spec = v
 	}
-	path := strings.Fields(spec)[0]
-	if !isWorkloadFile(path) {
-		path = filepath.Join(t.TempDir(), "w.yaml")
-		args := append([]string{"generate"}, strings.Fields(spec)...)
-		if out, err := exec.Command(bin, append(args, "-o", path)...).CombinedOutput(); err != nil {
-			t.Fatalf("spindle %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	played := loadWorkload(t, path)
+	played := playedWorkload(t, bin, spec)
 	scale := 0.25
 	if os.Getenv("SPINDLE_RECORD_TIME_SCALE") != "" {
 		scale = scaleFor(t, "")
