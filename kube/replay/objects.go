@@ -110,13 +110,24 @@ func (r *Replayer) podObject(j *jobState, name, role string, req resource.Vector
 	return p
 }
 
-// driverPod declares what a submitter declares: the job's estimate,
-// deadline (scaled to live time) and the tasks' peak demand (the largest
-// phase, without the driver itself, as the scheduler reads it); never a
-// task duration.
+// driverPod is the job's driver, which carries the submitter's
+// declarations (declare).
 func (r *Replayer) driverPod(j *jobState) *corev1.Pod {
 	name := fmt.Sprintf("%s-%s-driver-%d", r.run, j.slug, j.driverAttempt)
 	p := r.podObject(j, name, RoleAM, j.w.AM)
+	r.declare(p, j)
+	return p
+}
+
+// declare puts on p what a submitter declares: the job's estimate,
+// deadline (scaled to live time) and the tasks' peak demand (the largest
+// phase, without the driver itself, as the scheduler reads it); never a
+// task duration. A job with a driver declares it there; a job without one
+// on every task pod, as a Job's pod template gives each of its pods the
+// template's annotations: the scheduler and the recorder read a job's
+// declarations from the first pod they see of it, which for such a job is
+// a task's.
+func (r *Replayer) declare(p *corev1.Pod, j *jobState) {
 	if j.w.Estimate > 0 {
 		p.Annotations[EstimateAnnot] = formatDuration(r.live(j.w.Estimate))
 	}
@@ -124,7 +135,6 @@ func (r *Replayer) driverPod(j *jobState) *corev1.Pod {
 		p.Annotations[DeadlineAnnot] = formatDuration(r.live(j.w.Deadline))
 	}
 	p.Annotations[DemandAnnot] = FormatDemand(j.demand.Sub(j.w.AM))
-	return p
 }
 
 // taskPod is attempt a of task t of phase k; kwok ends it successfully
@@ -133,6 +143,9 @@ func (r *Replayer) taskPod(j *jobState, k, t, a int) *corev1.Pod {
 	ph := &j.w.Phases[k]
 	name := fmt.Sprintf("%s-%s-%d-%d-%d", r.run, j.slug, k, t, a)
 	p := r.podObject(j, name, RoleTask, ph.Request)
+	if j.w.AM.IsZero() {
+		r.declare(p, j)
+	}
 	p.Annotations[PhaseAnnotation] = strconv.Itoa(k)
 	p.Annotations[DurationAnnot] = formatDuration(r.live(ph.Duration(t)))
 	return p

@@ -155,6 +155,14 @@ func TestReplayPlaysJobsAsTheApplication(t *testing.T) {
 			}
 		case e.kind == "created":
 			job := p.Annotations[JobIDAnnotation]
+			// A job without a driver declares on every task pod, as a
+			// Job's pod template would; one with a driver only there.
+			if got, want := p.Annotations[DemandAnnot], map[bool]string{true: "cpu=1000m,memory=512Mi"}[job == "c"]; got != want {
+				t.Errorf("task pod %s of job %s: demand %q, want %q", p.Name, job, got, want)
+			}
+			if _, ok := p.Annotations[EstimateAnnot]; ok && job != "c" {
+				t.Errorf("task pod %s of job %s carries its driver's estimate", p.Name, job)
+			}
 			if job != "c" && !v.driverRunning {
 				t.Errorf("task pod %s created before its driver ran", p.Name)
 			}
