@@ -177,9 +177,8 @@ into what -o DIR writes.`,
 			}
 			contended := whatif.Contended(runs...)
 			warnings := append([]string{}, check.Warnings...)
-			if !reproduced && !check.TooFew && len(check.Warnings) == 0 {
-				warnings = append(warnings, fmt.Sprintf("the baseline is more than %.0f %% off on makespan or its completion order's rank correlation is below %.1f: read the other columns with care (docs/record.md, \"When the baseline does not reproduce\")",
-					100*reproduceTolerance.makespan, reproduceTolerance.order))
+			if w := reproductionWarning(a); w != "" && !check.TooFew {
+				warnings = append(warnings, w)
 			}
 			if check.TooFew {
 				warnings = append(warnings, fmt.Sprintf("the recording is too small to check the baseline (%d jobs completed both as recorded and simulated): no sentence below is backed by a check", check.Jobs))
@@ -225,6 +224,28 @@ into what -o DIR writes.`,
 	cmd.Flags().IntVarP(&parallel, "parallel", "j", 0, "simulations to run at once (default: number of CPUs)")
 	sh.register(cmd)
 	return cmd
+}
+
+// reproductionWarning says which of the run-wide checks the baseline
+// fails, with the figure, or "" when it passes both: a makespan off by
+// more than reproduceTolerance.makespan, a completion order whose rank
+// correlation is below reproduceTolerance.order. It is given whatever the
+// per-class check says, since a class can be close while the order is not.
+func reproductionWarning(a whatif.Agreement) string {
+	var off []string
+	if e := a.MakespanError; math.IsNaN(e) || math.IsInf(e, 0) {
+		off = append(off, "its makespan cannot be compared")
+	} else if math.Abs(e) > reproduceTolerance.makespan {
+		off = append(off, fmt.Sprintf("its makespan is %+.1f %% off (more than %.0f %%)", 100*e, 100*reproduceTolerance.makespan))
+	}
+	if c := a.OrderCorr; !math.IsNaN(c) && c < reproduceTolerance.order {
+		off = append(off, fmt.Sprintf("its completion order's rank correlation is %.2f (below %.1f)", c, reproduceTolerance.order))
+	}
+	if len(off) == 0 {
+		return ""
+	}
+	return "the baseline does not reproduce the recorded run: " + strings.Join(off, " and ") +
+		": read the other columns with care (docs/record.md, \"When the baseline does not reproduce\")"
 }
 
 func printWhatif(out io.Writer, a whatif.Agreement, check whatif.Check, warnings, sentences []string) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,43 @@ func TestWhatif(t *testing.T) {
 		errb.Reset()
 		if code := Main(c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
+
+// TestReproductionWarning: each run-wide check that fails is named with
+// its figure, both when both fail, nothing when both pass (the bounds
+// themselves pass).
+func TestReproductionWarning(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		name      string
+		mk, order float64
+		want      []string // substrings; nil: no warning
+	}{
+		{"both pass", -0.05, 0.95, nil},
+		{"at the bounds", -0.10, 0.8, nil},
+		{"makespan short", -0.158, 0.9, []string{"its makespan is -15.8 % off (more than 10 %)"}},
+		{"makespan long", 0.12, 0.9, []string{"its makespan is +12.0 % off"}},
+		{"order", 0.01, 0.73, []string{"rank correlation is 0.73 (below 0.8)"}},
+		{"both", -0.158, 0.73, []string{"-15.8 % off", " and its completion order's rank correlation is 0.73"}},
+		{"no makespan", nan, 0.9, []string{"its makespan cannot be compared"}},
+		{"no order (too few jobs: the caller says so)", 0.01, nan, nil},
+	} {
+		got := reproductionWarning(whatif.Agreement{MakespanError: c.mk, OrderCorr: c.order})
+		if c.want == nil {
+			if got != "" {
+				t.Errorf("%s: warning %q, want none", c.name, got)
+			}
+			continue
+		}
+		if !strings.HasPrefix(got, "the baseline does not reproduce the recorded run: ") {
+			t.Errorf("%s: warning %q", c.name, got)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: warning %q lacks %q", c.name, got, w)
+			}
 		}
 	}
 }
