@@ -319,6 +319,7 @@ func TestLiveRecordsAReplay(t *testing.T) {
 				if !(math.Abs(a.MakespanError) <= reproduceTolerance.makespan) || !(a.OrderCorr >= reproduceTolerance.order) || a.OnlyRecorded+a.OnlySimulated > 0 {
 					t.Errorf("%s does not reproduce the recording: makespan %+.1f %% (want within %.0f %%), order %.3f (want >= %.1f)",
 						pol, 100*a.MakespanError, 100*reproduceTolerance.makespan, a.OrderCorr, reproduceTolerance.order)
+					t.Log(divergence(rec, pol, adm))
 				}
 			}
 		})
@@ -340,6 +341,64 @@ func reproduce(rec *workload.Workload, pol, adm string) (whatif.Agreement, error
 	rj := metrics.Jobs(rec, ro)
 	rs := metrics.Summarize(rec, ro, rj, metrics.Run{Policy: whatif.PolicyName})
 	return whatif.Agree(rj, rs, o.Jobs, o.Summary), nil
+}
+
+// divergence says where a recording and its simulation under pol part:
+// each side's last jobs to finish and the jobs whose finish moves most, so
+// that a failed check in CI, whose recording is gone with its machine,
+// says what happened.
+func divergence(rec *workload.Workload, pol, adm string) string {
+	o, err := runner.Run(runner.Spec{Workload: rec, WorkloadName: "recorded", Policy: pol, Admission: adm, Seed: 1})
+	if err != nil {
+		return err.Error()
+	}
+	ro, err := whatif.AsRecorded(rec, &o.Result.Outcome)
+	if err != nil {
+		return err.Error()
+	}
+	type pair struct {
+		id               string
+		submit           float64
+		recStart, recEnd float64
+		simStart, simEnd float64
+	}
+	at := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	sim := map[string]metrics.Job{}
+	for _, j := range o.Jobs {
+		sim[j.ID] = j
+	}
+	var ps []pair
+	for _, j := range metrics.Jobs(rec, ro) {
+		if s, ok := sim[j.ID]; ok {
+			ps = append(ps, pair{j.ID, j.Submit, at(j.FirstStart), at(j.Finish), at(s.FirstStart), at(s.Finish)})
+		}
+	}
+	var b strings.Builder
+	line := func(p pair) {
+		fmt.Fprintf(&b, "  %-28s submit %7.2f  started %7.2f / %7.2f  finished %7.2f / %7.2f (%+.2f s)\n",
+			p.id, p.submit, p.recStart, p.simStart, p.recEnd, p.simEnd, p.simEnd-p.recEnd)
+	}
+	fmt.Fprintf(&b, "%s, recorded / simulated (the recording's seconds); the last to finish as recorded:\n", pol)
+	sort.SliceStable(ps, func(i, k int) bool { return ps[i].recEnd > ps[k].recEnd })
+	for _, p := range ps[:min(3, len(ps))] {
+		line(p)
+	}
+	b.WriteString("the last to finish as simulated:\n")
+	sort.SliceStable(ps, func(i, k int) bool { return ps[i].simEnd > ps[k].simEnd })
+	for _, p := range ps[:min(3, len(ps))] {
+		line(p)
+	}
+	b.WriteString("the finishes moved most:\n")
+	sort.SliceStable(ps, func(i, k int) bool { return math.Abs(ps[i].simEnd-ps[i].recEnd) > math.Abs(ps[k].simEnd-ps[k].recEnd) })
+	for _, p := range ps[:min(5, len(ps))] {
+		line(p)
+	}
+	return b.String()
 }
 
 func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGINT) }
